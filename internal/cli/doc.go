@@ -1,0 +1,3 @@
+// Package cli builds the meridian command: one file per subcommand, each
+// with a constructor that the root command adds.
+package cli

@@ -1,0 +1,111 @@
+package placement
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Resources is an amount of schedulable resources in integer base units:
+// millicores of CPU, bytes of memory, a count of pods, and extended
+// resources (for example nvidia.com/gpu) by name.
+type Resources struct {
+	MilliCPU int64
+	Memory   int64
+	Pods     int64
+	// Scalar holds extended resources; nil means none.
+	Scalar map[corev1.ResourceName]int64
+}
+
+// Node is one node of a member cluster as the placement framework sees it.
+type Node struct {
+	Name string
+	// Allocatable is what the node offers to pods.
+	Allocatable Resources
+	// Requested is the sum of the requests of the pods bound to the node,
+	// including one pod per bound pod in Requested.Pods.
+	Requested Resources
+	Labels    map[string]string
+	Taints    []corev1.Taint
+	// Unschedulable mirrors node.spec.unschedulable (cordoned).
+	Unschedulable bool
+}
+
+// Prices are what one unit of a cluster's capacity costs per hour, in the
+// cluster's currency.
+type Prices struct {
+	CPUHour    float64
+	MemGiBHour float64
+}
+
+// Cluster is one member cluster in a Snapshot.
+type Cluster struct {
+	Name     string
+	Labels   map[string]string
+	Region   string
+	Zone     string
+	Provider string
+	GridZone string
+	// Cloud marks a cloud (burst) cluster: used last, and released first.
+	Cloud bool
+	// Ready is false when the member does not answer; such a cluster is
+	// filtered out.
+	Ready  bool
+	Taints []corev1.Taint
+	Prices Prices
+	Nodes  []Node
+}
+
+// Latency is a symmetric matrix of round-trip times between clusters.
+type Latency map[string]map[string]time.Duration
+
+// WorkloadKind says which kind of member object a workload becomes.
+type WorkloadKind string
+
+// The kinds of workloads that can be placed.
+const (
+	KindDeployment WorkloadKind = "Deployment"
+	KindJob        WorkloadKind = "Job"
+)
+
+// Policy names a placement policy of seed 001; each maps to a profile of
+// plugins and weights.
+type Policy string
+
+// The placement policies.
+const (
+	PolicyClusterAffinity Policy = "ClusterAffinity"
+	PolicyWorstFit        Policy = "WorstFit"
+	PolicyBestFit         Policy = "BestFit"
+	PolicyTrafficAware    Policy = "TrafficAware"
+)
+
+// Workload is one MultiClusterDeployment or MultiClusterJob to place.
+type Workload struct {
+	// Key identifies the workload, as namespace/name.
+	Key  string
+	Kind WorkloadKind
+	// Replicas is the number of pods wanted in total.
+	Replicas int32
+	// PodRequests is the request of one pod (see PodRequests).
+	PodRequests Resources
+	Tolerations []corev1.Toleration
+	// ClusterSelector restricts the clusters considered; nil selects all.
+	ClusterSelector labels.Selector
+	Policy          Policy
+	// Locations are the preferred clusters, in order of preference.
+	Locations []string
+	// NumberOfLocations spreads the replicas over this many clusters; zero
+	// means as few as possible.
+	NumberOfLocations int32
+	// Substitution allows clusters outside Locations when they are full,
+	// nearest first by latency from the preferred cluster.
+	Substitution bool
+	// Bursting allows the overflow to go to further clusters, nearest first,
+	// with cloud clusters last.
+	Bursting bool
+	// Current is the replicas already placed per cluster, so that a
+	// re-placement moves as little as possible.
+	Current map[string]int32
+}
