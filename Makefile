@@ -1,0 +1,91 @@
+# Meridian's build. `make help` lists the targets.
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := help
+
+BIN            := $(CURDIR)/bin
+TOOLS          := $(BIN)/tools
+CONTROLLER_GEN_VERSION := v0.21.0
+GOLANGCI_LINT_VERSION  := v2.15.0
+CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
+GOLANGCI_LINT  := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO_TEST_FLAGS  ?=
+
+##@ General
+
+.PHONY: help
+help: ## Show this list of targets.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} \
+	  /^[a-zA-Z0-9_-]+:.*?##/ { printf "  %-14s %s\n", $$1, $$2 } \
+	  /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Build
+
+.PHONY: build
+build: ## Build the meridian binary into bin/meridian.
+	go build -ldflags "-X github.com/meridian-dev/meridian/internal/cli.version=$(VERSION)" -o $(BIN)/meridian ./cmd/meridian
+
+.PHONY: sim
+sim: ## Run the simulator on seed 001's VI-B scenario and print the comparison.
+	go run ./cmd/meridian sim
+
+.PHONY: k8s-bin
+k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, etcd, kwok once into bin/k8s/<version>.
+	@hack/k8s-bin.sh >/dev/null
+
+##@ Generate
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code from the API types.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/ from markers.
+	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=meridian-controller paths=./internal/... output:rbac:artifacts:config=config/rbac
+
+##@ Test
+
+.PHONY: test
+test: k8s-bin ## Build what is missing, then run every test (unit and envtest) with a summary.
+	@hack/test.sh ./...
+
+.PHONY: test-unit
+test-unit: ## Run the tests that need no API server.
+	go test $(GO_TEST_FLAGS) -short ./...
+
+.PHONY: bench
+bench: ## Run the placement benchmarks on one core.
+	go test -run '^$$' -bench . -benchmem -cpu 1 ./internal/placement/...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: verify
+verify: generate manifests ## Fail if generated code or manifests are stale, or go.mod is untidy.
+	go mod tidy
+	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum)" ]; then \
+	  echo "generated files are stale; run 'make generate manifests' and 'go mod tidy' and commit:"; \
+	  git status --porcelain -- api config go.mod go.sum; git --no-pager diff --stat -- api config go.mod go.sum; exit 1; fi
+	@echo "generated files are up to date"
+
+##@ Tools
+
+$(CONTROLLER_GEN):
+	@mkdir -p $(TOOLS)
+	@echo "installing controller-gen $(CONTROLLER_GEN_VERSION)"
+	GOBIN=$(TOOLS) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	mv $(TOOLS)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	@mkdir -p $(TOOLS)
+	@echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) (a minute or two the first time)"
+	GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(TOOLS)/golangci-lint $@
+
+.PHONY: clean
+clean: ## Remove build output (keeps the cached Kubernetes binaries).
+	rm -f $(BIN)/meridian

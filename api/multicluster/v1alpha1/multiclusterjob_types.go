@@ -1,0 +1,144 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MultiClusterJobSpec is a Job's spec plus a placement block. The pods that
+// run at once (parallelism) are placed; each cluster's Job gets a share of
+// the completions in proportion to its share of the pods.
+type MultiClusterJobSpec struct {
+	// parallelism is the number of pods that run at once over all clusters.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	Parallelism *int32 `json:"parallelism,omitempty"`
+
+	// completions is the number of pods that must succeed over all
+	// clusters; unset means the Job succeeds when any pod succeeds.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Completions *int32 `json:"completions,omitempty"`
+
+	// backoffLimit is the number of retries of each cluster's Job before it
+	// is marked failed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
+
+	// activeDeadlineSeconds bounds how long each cluster's Job may run.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+
+	// ttlSecondsAfterFinished deletes the member Jobs this long after they
+	// finish.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
+	// template is the pod template, as in a Job; its restartPolicy must be
+	// Never or OnFailure.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="has(self.spec.restartPolicy) && (self.spec.restartPolicy == 'Never' || self.spec.restartPolicy == 'OnFailure')",message="template.spec.restartPolicy must be Never or OnFailure for a job",fieldPath=".spec.restartPolicy"
+	Template corev1.PodTemplateSpec `json:"template"`
+
+	// placement says where the pods may go.
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
+}
+
+// MultiClusterJobStatus is the decision and the progress of the Jobs.
+type MultiClusterJobStatus struct {
+	// conditions: Placed, Propagated, ReplicasPending, Complete, Failed.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation of the spec last placed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// active pods over all clusters.
+	// +optional
+	Active int32 `json:"active,omitempty"`
+
+	// succeeded pods over all clusters.
+	// +optional
+	Succeeded int32 `json:"succeeded,omitempty"`
+
+	// failed pods over all clusters.
+	// +optional
+	Failed int32 `json:"failed,omitempty"`
+
+	// startTime is when the first member Job started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the last member Job completed.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// unplacedReplicas fit no cluster at the last decision.
+	// +optional
+	UnplacedReplicas int32 `json:"unplacedReplicas,omitempty"`
+
+	// summary lists the clusters and their pods, for example
+	// "lille=4,nantes=1".
+	// +optional
+	Summary string `json:"summary,omitempty"`
+
+	// clusters holds the decision for every cluster considered.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=1000
+	Clusters []ClusterDecision `json:"clusters,omitempty"`
+}
+
+// Job condition types, beside the workload conditions.
+const (
+	// ConditionComplete is True when the wanted completions succeeded.
+	ConditionComplete = "Complete"
+	// ConditionFailed is True when a member Job failed for good.
+	ConditionFailed = "Failed"
+)
+
+// MultiClusterJob is a Job whose pods Meridian places across member
+// clusters by policy.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=mcj,categories=meridian
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Parallelism",type=integer,JSONPath=`.spec.parallelism`
+// +kubebuilder:printcolumn:name="Completions",type=integer,JSONPath=`.spec.completions`
+// +kubebuilder:printcolumn:name="Succeeded",type=integer,JSONPath=`.status.succeeded`
+// +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.status.summary`
+// +kubebuilder:printcolumn:name="Complete",type=string,JSONPath=`.status.conditions[?(@.type=="Complete")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type MultiClusterJob struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the wanted job and its placement.
+	// +required
+	Spec MultiClusterJobSpec `json:"spec"`
+
+	// status is the placement decision and the job's progress.
+	// +optional
+	Status MultiClusterJobStatus `json:"status,omitempty"`
+}
+
+// MultiClusterJobList is a list of MultiClusterJobs.
+//
+// +kubebuilder:object:root=true
+type MultiClusterJobList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MultiClusterJob `json:"items"`
+}

@@ -1,0 +1,14 @@
+// Package testenv starts real Kubernetes API servers for tests: one
+// management cluster with Meridian's CRDs installed and any number of member
+// clusters, each its own etcd and kube-apiserver (controller-runtime
+// envtest), all in the test's process.
+//
+// The binaries come from KUBEBUILDER_ASSETS or, when that is unset, from the
+// folder `make k8s-bin` fills (bin/k8s/<version> in the repository). Every
+// server is stopped when the test ends, also when it fails; Start skips the
+// test under `go test -short`, so `make test-unit` needs no binaries.
+//
+//	env := testenv.Start(t, testenv.Options{Members: 3})
+//	env.Management.Client.Create(ctx, obj)
+//	kubeconfig := env.Members[0].Kubeconfig
+package testenv

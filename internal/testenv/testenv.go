@@ -1,0 +1,198 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// Options say what to start.
+type Options struct {
+	// Members is the number of member clusters, named member-1, member-2, ...
+	Members int
+	// ExtraCRDPaths are more CRD files or folders to install in the
+	// management cluster, beside Meridian's.
+	ExtraCRDPaths []string
+}
+
+// Cluster is one running API server and the ways to reach it.
+type Cluster struct {
+	Name string
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	// Client is a controller-runtime client with Meridian's and the core
+	// Kubernetes types registered.
+	Client client.Client
+	// Kubeconfig is a kubeconfig file's contents for the same user, as a
+	// Cluster's kubeconfig Secret would hold it.
+	Kubeconfig []byte
+
+	env *envtest.Environment
+}
+
+// Env is a management cluster and its members.
+type Env struct {
+	Management *Cluster
+	Members    []*Cluster
+}
+
+// Scheme returns a scheme with the core Kubernetes types and Meridian's API.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme,
+		apiextensionsv1.AddToScheme,
+		multiclusterv1alpha1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			panic(fmt.Sprintf("failed to build scheme: %v", err))
+		}
+	}
+	return s
+}
+
+// Start starts the management cluster and opts.Members members in
+// parallel, and stops them all when t ends. It skips t under -short and
+// fails t when a server does not start.
+func Start(t testing.TB, opts Options) *Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping test that starts real API servers in -short mode")
+	}
+	assets, err := AssetsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	crds := append([]string{filepath.Join(root, "config", "crd", "bases")}, opts.ExtraCRDPaths...)
+	envs := make([]*envtest.Environment, 1+opts.Members)
+	envs[0] = &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     crds,
+		ErrorIfCRDPathMissing: true,
+		Scheme:                Scheme(),
+	}
+	for i := 1; i < len(envs); i++ {
+		envs[i] = &envtest.Environment{BinaryAssetsDirectory: assets}
+	}
+
+	names := make([]string, len(envs))
+	names[0] = "management"
+	for i := 1; i < len(envs); i++ {
+		names[i] = fmt.Sprintf("member-%d", i)
+	}
+
+	clusters := make([]*Cluster, len(envs))
+	errs := make([]error, len(envs))
+	var wg sync.WaitGroup
+	for i := range envs {
+		wg.Go(func() {
+			clusters[i], errs[i] = startOne(names[i], envs[i])
+		})
+	}
+	wg.Wait()
+
+	// Register the stops before failing, so that the servers that did start
+	// are stopped too.
+	for _, c := range clusters {
+		if c != nil {
+			t.Cleanup(func() {
+				if err := c.env.Stop(); err != nil {
+					t.Errorf("failed to stop API server of %s: %v", c.Name, err)
+				}
+			})
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("failed to start API server of %s: %v", names[i], err)
+		}
+	}
+	return &Env{Management: clusters[0], Members: clusters[1:]}
+}
+
+func startOne(name string, env *envtest.Environment) (*Cluster, error) {
+	cfg, err := env.Start()
+	if err != nil {
+		// Start may have started etcd before the API server failed.
+		_ = env.Stop()
+		return nil, err
+	}
+	c := &Cluster{Name: name, Config: cfg, Kubeconfig: env.KubeConfig, env: env}
+	c.Client, err = client.New(cfg, client.Options{Scheme: Scheme()})
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("failed to create client: %w", err)
+	}
+	return c, nil
+}
+
+// KubeconfigSecret returns a Secret holding c's kubeconfig under the key
+// "kubeconfig", as a Cluster's kubeconfigSecretRef expects.
+func (c *Cluster) KubeconfigSecret(namespace, name string) *corev1.Secret {
+	s := &corev1.Secret{Data: map[string][]byte{"kubeconfig": c.Kubeconfig}}
+	s.Name, s.Namespace = name, namespace
+	return s
+}
+
+// AssetsDir returns the folder holding kube-apiserver and etcd: the
+// KUBEBUILDER_ASSETS variable when set, or the newest folder under
+// bin/k8s in the repository.
+func AssetsDir() (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, checkAssets(dir)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, "bin", "k8s", "*", "kube-apiserver"))
+	if len(matches) == 0 {
+		return "", fmt.Errorf("no Kubernetes binaries under %s: run 'make k8s-bin' or set KUBEBUILDER_ASSETS", filepath.Join(root, "bin", "k8s"))
+	}
+	dir := filepath.Dir(matches[len(matches)-1])
+	return dir, checkAssets(dir)
+}
+
+func checkAssets(dir string) error {
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("KUBEBUILDER_ASSETS folder %s has no %s: run 'make k8s-bin': %w", dir, name, err)
+		}
+	}
+	return nil
+}
+
+// repoRoot walks up from the working directory to the folder of go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("failed to find the working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,368 @@
+package api_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/meridian-dev/meridian/internal/testenv"
+)
+
+// readManifests decodes every object of a multi-document YAML file, with
+// integers as int64 as the API server returns them.
+func readManifests(t *testing.T, path string) []*unstructured.Unstructured {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+	var objs []*unstructured.Unstructured
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatalf("failed to read %s: %v", path, err)
+		}
+		js, err := utilyaml.ToJSON(doc)
+		if err != nil {
+			t.Fatalf("failed to decode %s: %v", path, err)
+		}
+		if string(bytes.TrimSpace(js)) == "null" {
+			continue
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			t.Fatalf("failed to decode %s: %v", path, err)
+		}
+		objs = append(objs, u)
+	}
+}
+
+func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	c := env.Management.Client
+
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	// cluster.yaml creates the meridian-system namespace the others use.
+	for i, f := range files {
+		if filepath.Base(f) == "cluster.yaml" {
+			files[0], files[i] = files[i], files[0]
+		}
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			for _, obj := range readManifests(t, file) {
+				if obj.GetNamespace() == "" && obj.GetKind() != "Namespace" && obj.GetKind() != "Cluster" && obj.GetKind() != "MultiClusterRescheduler" {
+					obj.SetNamespace("default")
+				}
+				want := obj.DeepCopy()
+				if err := c.Create(t.Context(), obj, client.FieldValidation("Strict")); err != nil {
+					t.Fatalf("%s %s was refused: %v", obj.GetKind(), obj.GetName(), err)
+				}
+				got := &unstructured.Unstructured{}
+				got.SetGroupVersionKind(want.GroupVersionKind())
+				if err := c.Get(t.Context(), client.ObjectKeyFromObject(want), got); err != nil {
+					t.Fatal(err)
+				}
+				writeOnlyToData(want)
+				// The server adds defaults and metadata; what the example
+				// wrote must come back as written.
+				if diff := cmp.Diff(want.Object, subset(want.Object, got.Object)); diff != "" {
+					t.Errorf("%s %s did not read back as written (-written +read):\n%s", want.GetKind(), want.GetName(), diff)
+				}
+			}
+		})
+	}
+}
+
+// writeOnlyToData turns a Secret's stringData into the data the server
+// stores.
+func writeOnlyToData(u *unstructured.Unstructured) {
+	if u.GetKind() != "Secret" {
+		return
+	}
+	sd, _, _ := unstructured.NestedStringMap(u.Object, "stringData")
+	if len(sd) == 0 {
+		return
+	}
+	data := map[string]any{}
+	for k, v := range sd {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	unstructured.RemoveNestedField(u.Object, "stringData")
+	u.Object["data"] = data
+}
+
+// subset returns the parts of got at the paths that want has, so that a
+// field the server dropped or changed shows in a diff against want.
+func subset(want, got any) any {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return got
+		}
+		out := map[string]any{}
+		for k, wv := range w {
+			if gv, ok := g[k]; ok {
+				out[k] = subset(wv, gv)
+			}
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return got
+		}
+		out := make([]any, len(w))
+		for i := range w {
+			out[i] = subset(w[i], g[i])
+		}
+		return out
+	default:
+		return got
+	}
+}
+
+func exampleObject(t *testing.T, file, kind string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range readManifests(t, filepath.Join("..", "..", "examples", file)) {
+		if o.GetKind() == kind {
+			return o
+		}
+	}
+	t.Fatalf("no %s in examples/%s", kind, file)
+	return nil
+}
+
+func set(t *testing.T, u *unstructured.Unstructured, value any, path ...string) {
+	t.Helper()
+	if err := unstructured.SetNestedField(u.Object, value, path...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	c := env.Management.Client
+
+	mcd := func() *unstructured.Unstructured {
+		return exampleObject(t, "mcd-cluster-affinity.yaml", "MultiClusterDeployment")
+	}
+	cluster := func() *unstructured.Unstructured { return exampleObject(t, "cluster.yaml", "Cluster") }
+	hpa := func() *unstructured.Unstructured {
+		return exampleObject(t, "mchpa.yaml", "MultiClusterHorizontalPodAutoscaler")
+	}
+	cp := func() *unstructured.Unstructured {
+		return exampleObject(t, "cloudprovisioner.yaml", "CloudProvisioner")
+	}
+	ns := &corev1.Namespace{}
+	ns.Name = "meridian-system"
+	if err := c.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	mcj := func() *unstructured.Unstructured { return exampleObject(t, "mcj.yaml", "MultiClusterJob") }
+
+	tests := []struct {
+		name string
+		obj  func() *unstructured.Unstructured
+		// want are substrings of the API server's message: the field path
+		// and what is wrong with it.
+		want []string
+	}{{
+		name: "negative replicas",
+		obj:  func() *unstructured.Unstructured { u := mcd(); set(t, u, int64(-1), "spec", "replicas"); return u },
+		want: []string{"spec.replicas", "greater than or equal to 0"},
+	}, {
+		name: "unknown placement policy",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, "Nearest", "spec", "placement", "policy")
+			return u
+		},
+		want: []string{"spec.placement.policy", `Unsupported value: "Nearest"`, `"ClusterAffinity"`},
+	}, {
+		name: "malformed CPU quantity",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+			_ = unstructured.SetNestedField(containers[0].(map[string]any), "two cores", "resources", "requests", "cpu")
+			set(t, u, containers, "spec", "template", "spec", "containers")
+			return u
+		},
+		want: []string{"spec.template.spec.containers[0].resources.requests.cpu", "two cores"},
+	}, {
+		name: "substitution policy without substitution",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, false, "spec", "placement", "substitution", "enabled")
+			return u
+		},
+		want: []string{"spec.placement.substitution.policy", "substitution.enabled is false"},
+	}, {
+		name: "bursting policy without bursting",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, false, "spec", "placement", "bursting", "enabled")
+			return u
+		},
+		want: []string{"spec.placement.bursting.policy", "bursting.enabled is false"},
+	}, {
+		name: "cluster affinity without locations",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			unstructured.RemoveNestedField(u.Object, "spec", "placement", "locations")
+			return u
+		},
+		want: []string{"spec.placement.locations", "ClusterAffinity needs at least one cluster"},
+	}, {
+		name: "location that is not a cluster name",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, []any{"Cluster_2"}, "spec", "placement", "locations")
+			return u
+		},
+		want: []string{"spec.placement.locations[0]", "should match"},
+	}, {
+		name: "autoscaler min replicas above max",
+		obj: func() *unstructured.Unstructured {
+			u := hpa()
+			set(t, u, int64(200), "spec", "minReplicas")
+			return u
+		},
+		want: []string{"spec.minReplicas", "less than or equal to maxReplicas"},
+	}, {
+		name: "autoscaler target that is not a MultiClusterDeployment",
+		obj: func() *unstructured.Unstructured {
+			u := hpa()
+			set(t, u, "Deployment", "spec", "scaleTargetRef", "kind")
+			return u
+		},
+		want: []string{"spec.scaleTargetRef.kind", "must be MultiClusterDeployment"},
+	}, {
+		name: "autoscaler cool-down that is not a duration",
+		obj: func() *unstructured.Unstructured {
+			u := hpa()
+			set(t, u, "ten minutes", "spec", "scaleDownCooldown")
+			return u
+		},
+		want: []string{"spec.scaleDownCooldown", "duration"},
+	}, {
+		name: "inline cloud credentials",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			set(t, u, "xxxxxxxxxxxxxx", "spec", "credentials")
+			return u
+		},
+		want: []string{`unknown field "spec.credentials"`},
+	}, {
+		name: "real cloud without credentials",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			unstructured.RemoveNestedField(u.Object, "spec", "credentialsSecretRef")
+			return u
+		},
+		want: []string{"spec.credentialsSecretRef", "required for a real cloud"},
+	}, {
+		name: "cloud min nodes above max",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			set(t, u, int64(20), "spec", "minNodes")
+			return u
+		},
+		want: []string{"spec.minNodes", "less than or equal to maxNodes"},
+	}, {
+		name: "unknown cloud provider",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			set(t, u, "DigitalOcean", "spec", "provider")
+			return u
+		},
+		want: []string{"spec.provider", `Unsupported value: "DigitalOcean"`},
+	}, {
+		name: "inline kubeconfig in a cluster",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "apiVersion: v1", "spec", "kubeconfig")
+			return u
+		},
+		want: []string{`unknown field "spec.kubeconfig"`},
+	}, {
+		name: "cluster without kubeconfig reference",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			unstructured.RemoveNestedField(u.Object, "spec", "kubeconfigSecretRef")
+			return u
+		},
+		want: []string{"spec.kubeconfigSecretRef", "Required value"},
+	}, {
+		name: "grid zone that is not an Electricity Maps zone",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "france", "spec", "gridZone")
+			return u
+		},
+		want: []string{"spec.gridZone", "should match"},
+	}, {
+		name: "latitude out of range",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "95.5", "spec", "coordinates", "latitude")
+			return u
+		},
+		want: []string{"spec.coordinates.latitude", "between -90 and 90"},
+	}, {
+		name: "latency that is not a duration",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, []any{map[string]any{"cluster": "cluster1", "rtt": "fast"}}, "spec", "latencies")
+			return u
+		},
+		want: []string{"spec.latencies[0].rtt", "duration"},
+	}, {
+		name: "job whose pods restart always",
+		obj: func() *unstructured.Unstructured {
+			u := mcj()
+			set(t, u, "Always", "spec", "template", "spec", "restartPolicy")
+			return u
+		},
+		want: []string{"spec.template.spec.restartPolicy", "must be Never or OnFailure"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := tc.obj()
+			if obj.GetNamespace() == "" && obj.GetKind() != "Cluster" {
+				obj.SetNamespace("default")
+			}
+			err := c.Create(t.Context(), obj, client.FieldValidation("Strict"))
+			if err == nil {
+				t.Fatalf("%s was accepted, want it refused", tc.name)
+			}
+			t.Logf("refused: %v", err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("message does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
