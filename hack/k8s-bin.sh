@@ -24,12 +24,30 @@ targets=(
   "kwokctl hack/kwok sigs.k8s.io/kwok/cmd/kwokctl"
 )
 
+# The Kubernetes binaries report their version from these variables; without
+# them they say v0.0.0, which kwokctl and kubectl cannot reason about.
+k8s_ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  k8s_ldflags+=" -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=$(cut -d. -f1 <<<"${k8s_version#v}")"
+  k8s_ldflags+=" -X $pkg.gitMinor=$(cut -d. -f2 <<<"$k8s_version") -X $pkg.gitTreeState=clean"
+done
+
+# built reports whether a usable binary is already there: for Kubernetes's
+# own, one that reports the pinned version.
+built() {
+  local name="$1"
+  [[ -x "$dir/$name" ]] || return 1
+  case "$name" in
+    kube-*) "$dir/$name" --version 2>/dev/null | grep -q "Kubernetes $k8s_version" ;;
+  esac
+}
+
 total=${#targets[@]}
 i=0
 for t in "${targets[@]}"; do
   read -r name module pkg <<<"$t"
   i=$((i + 1))
-  if [[ -x "$dir/$name" ]]; then
+  if built "$name"; then
     echo "[$i/$total] $name: already built" >&2
     continue
   fi
@@ -37,7 +55,9 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   # Build beside the final name and rename, so an interrupted build never
   # leaves a half-written binary that the next run would take as done.
-  ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$dir/.$name.tmp" "$pkg" ) &
+  ldflags="-s -w"
+  [[ "$name" == kube-* ]] && ldflags="$k8s_ldflags"
+  ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" "$pkg" ) &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     sleep 15

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# test.sh runs Meridian's tests, unit and envtest (real API servers from
+# `make k8s-bin`), streams go test's output and ends with a summary.
+#
+# Usage: hack/test.sh [packages...]   (default ./...)
+# GO_TEST_FLAGS adds flags to go test, for example GO_TEST_FLAGS=-race.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/k8s-bin.sh 2>/dev/null | tail -1)}"
+echo "Kubernetes binaries: $KUBEBUILDER_ASSETS"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+start=$(date +%s)
+status=0
+# shellcheck disable=SC2086
+go test -count=1 -timeout 60m ${GO_TEST_FLAGS:-} "${@:-./...}" 2>&1 | tee "$log" || status=$?
+
+passed=$(grep -c '^ok ' "$log" || true)
+failed=$(grep -c '^FAIL\s' "$log" || true)
+notests=$(grep -c '^?' "$log" || true)
+echo
+echo "== summary: $passed packages passed, $failed failed, $notests without tests, in $(( $(date +%s) - start ))s =="
+if (( failed > 0 )); then
+  grep -E '^(--- FAIL|FAIL\s)' "$log" || true
+fi
+exit "$status"
