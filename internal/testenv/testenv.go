@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
@@ -39,7 +42,16 @@ type Cluster struct {
 	// Cluster's kubeconfig Secret would hold it.
 	Kubeconfig []byte
 
-	env *envtest.Environment
+	env      *envtest.Environment
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Stop stops the cluster's API server and etcd, for tests of a member that
+// goes away. It is safe to call more than once; Start's cleanup calls it too.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() { c.stopErr = c.env.Stop() })
+	return c.stopErr
 }
 
 // Env is a management cluster and its members.
@@ -63,6 +75,20 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+var setLoggerOnce sync.Once
+
+// setLogger sends controller-runtime's logs to stderr when MERIDIAN_TEST_LOGS
+// is set, and drops them otherwise.
+func setLogger() {
+	setLoggerOnce.Do(func() {
+		if os.Getenv("MERIDIAN_TEST_LOGS") != "" {
+			ctrllog.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
+			return
+		}
+		ctrllog.SetLogger(logr.Discard())
+	})
+}
+
 // Start starts the management cluster and opts.Members members in
 // parallel, and stops them all when t ends. It skips t under -short and
 // fails t when a server does not start.
@@ -71,6 +97,7 @@ func Start(t testing.TB, opts Options) *Env {
 	if testing.Short() {
 		t.Skip("skipping test that starts real API servers in -short mode")
 	}
+	setLogger()
 	assets, err := AssetsDir()
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +140,7 @@ func Start(t testing.TB, opts Options) *Env {
 	for _, c := range clusters {
 		if c != nil {
 			t.Cleanup(func() {
-				if err := c.env.Stop(); err != nil {
+				if err := c.Stop(); err != nil {
 					t.Errorf("failed to stop API server of %s: %v", c.Name, err)
 				}
 			})

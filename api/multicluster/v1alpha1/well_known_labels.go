@@ -1,0 +1,21 @@
+package v1alpha1
+
+// Labels Meridian puts on the objects it creates in member clusters, so that
+// they can be traced back to their owner in the management cluster and found
+// again after a restart.
+const (
+	// LabelManagedBy is set to ManagedByMeridian on every object Meridian
+	// creates in a member.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// ManagedByMeridian is the value of LabelManagedBy.
+	ManagedByMeridian = "meridian"
+	// LabelOwnerKind is the kind of the owner (MultiClusterDeployment, ...).
+	LabelOwnerKind = "multicluster.meridian.dev/owner-kind"
+	// LabelOwnerNamespace is the namespace of the owner.
+	LabelOwnerNamespace = "multicluster.meridian.dev/owner-namespace"
+	// LabelOwnerName is the name of the owner.
+	LabelOwnerName = "multicluster.meridian.dev/owner-name"
+	// AnnotationOwnerUID holds the UID of the owner, to tell a re-created
+	// owner of the same name from the one an object was made for.
+	AnnotationOwnerUID = "multicluster.meridian.dev/owner-uid"
+)

@@ -1,0 +1,187 @@
+package inventory
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// capacityIndex holds, per node of one member, what it offers and what the
+// pods bound to it request. Node and pod events keep it current; it is safe
+// for concurrent use.
+type capacityIndex struct {
+	mu    sync.RWMutex
+	nodes map[string]nodeEntry
+	// requested sums, per node name, the requests of the pods bound to it;
+	// it is kept apart from nodes so that pods seen before their node count.
+	requested map[string]placement.Resources
+	pods      map[types.UID]podEntry
+}
+
+type nodeEntry struct {
+	node     placement.Node
+	capacity placement.Resources
+}
+
+type podEntry struct {
+	node    string
+	request placement.Resources
+}
+
+func newCapacityIndex() *capacityIndex {
+	return &capacityIndex{
+		nodes:     map[string]nodeEntry{},
+		requested: map[string]placement.Resources{},
+		pods:      map[types.UID]podEntry{},
+	}
+}
+
+// setNode records a node's allocatable resources, labels and taints. A node
+// that is not Ready takes no new pods, as kube-scheduler's not-ready taint
+// ensures in a real cluster, so it is marked unschedulable.
+func (x *capacityIndex) setNode(n *corev1.Node) {
+	e := nodeEntry{
+		node: placement.Node{
+			Name:          n.Name,
+			Allocatable:   placement.NewResources(n.Status.Allocatable),
+			Labels:        n.Labels,
+			Taints:        n.Spec.Taints,
+			Unschedulable: n.Spec.Unschedulable || !nodeReady(n),
+		},
+		capacity: placement.NewResources(n.Status.Capacity),
+	}
+	x.mu.Lock()
+	x.nodes[n.Name] = e
+	x.mu.Unlock()
+}
+
+func (x *capacityIndex) deleteNode(name string) {
+	x.mu.Lock()
+	delete(x.nodes, name)
+	x.mu.Unlock()
+}
+
+// setPod counts a pod against its node while it is bound and not finished,
+// and stops counting it otherwise.
+func (x *capacityIndex) setPod(p *corev1.Pod) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.removePodLocked(p.UID)
+	if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return
+	}
+	e := podEntry{node: p.Spec.NodeName, request: placement.PodRequests(p)}
+	x.pods[p.UID] = e
+	x.requested[e.node] = add(x.requested[e.node], e.request, 1)
+}
+
+func (x *capacityIndex) deletePod(uid types.UID) {
+	x.mu.Lock()
+	x.removePodLocked(uid)
+	x.mu.Unlock()
+}
+
+func (x *capacityIndex) removePodLocked(uid types.UID) {
+	e, ok := x.pods[uid]
+	if !ok {
+		return
+	}
+	delete(x.pods, uid)
+	r := add(x.requested[e.node], e.request, -1)
+	if r.Pods <= 0 {
+		delete(x.requested, e.node)
+		return
+	}
+	x.requested[e.node] = r
+}
+
+// Nodes returns the member's nodes sorted by name, with Requested filled.
+func (x *capacityIndex) Nodes() []placement.Node {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]placement.Node, 0, len(x.nodes))
+	for _, name := range slices.Sorted(maps.Keys(x.nodes)) {
+		n := x.nodes[name].node
+		n.Requested = x.requested[name]
+		out = append(out, n)
+	}
+	return out
+}
+
+// Summary is the totals a Cluster's status reports.
+type Summary struct {
+	Nodes       int32
+	Capacity    corev1.ResourceList
+	Allocatable corev1.ResourceList
+	Allocated   corev1.ResourceList
+}
+
+// Summary totals capacity over all nodes, allocatable over the schedulable
+// ones, and the requests of the pods bound to any node.
+func (x *capacityIndex) Summary() Summary {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var capacity, allocatable, allocated placement.Resources
+	for _, e := range x.nodes {
+		capacity = add(capacity, e.capacity, 1)
+		if !e.node.Unschedulable {
+			allocatable = add(allocatable, e.node.Allocatable, 1)
+		}
+	}
+	for _, r := range x.requested {
+		allocated = add(allocated, r, 1)
+	}
+	return Summary{
+		Nodes:       int32(len(x.nodes)),
+		Capacity:    resourceList(capacity),
+		Allocatable: resourceList(allocatable),
+		Allocated:   resourceList(allocated),
+	}
+}
+
+// add returns a + sign*b.
+func add(a, b placement.Resources, sign int64) placement.Resources {
+	r := placement.Resources{
+		MilliCPU: a.MilliCPU + sign*b.MilliCPU,
+		Memory:   a.Memory + sign*b.Memory,
+		Pods:     a.Pods + sign*b.Pods,
+	}
+	if len(a.Scalar)+len(b.Scalar) > 0 {
+		r.Scalar = make(map[corev1.ResourceName]int64, len(a.Scalar)+len(b.Scalar))
+		maps.Copy(r.Scalar, a.Scalar)
+		for k, v := range b.Scalar {
+			r.Scalar[k] += sign * v
+			if r.Scalar[k] == 0 {
+				delete(r.Scalar, k)
+			}
+		}
+	}
+	return r
+}
+
+func resourceList(r placement.Resources) corev1.ResourceList {
+	l := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(r.MilliCPU, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(r.Memory, resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(r.Pods, resource.DecimalSI),
+	}
+	for k, v := range r.Scalar {
+		l[k] = *resource.NewQuantity(v, resource.DecimalSI)
+	}
+	return l
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -1,0 +1,257 @@
+package inventory
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// Options tune an Inventory.
+type Options struct {
+	// SyncTimeout bounds how long Connect waits for a member's caches.
+	SyncTimeout time.Duration
+	// ChangeInterval is the most often a member's changes are announced to
+	// subscribers; changes in between are merged.
+	ChangeInterval time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.SyncTimeout == 0 {
+		o.SyncTimeout = 30 * time.Second
+	}
+	if o.ChangeInterval == 0 {
+		o.ChangeInterval = time.Second
+	}
+}
+
+// Inventory is the set of connected members and what is known of them. It
+// is safe for concurrent use.
+type Inventory struct {
+	opts Options
+
+	mu       sync.RWMutex
+	members  map[string]*Member
+	clusters map[string]clusterEntry
+	dirty    map[string]bool
+	subs     []chan event.GenericEvent
+}
+
+type clusterEntry struct {
+	info      placement.Cluster // without nodes
+	latencies map[string]time.Duration
+}
+
+// New returns an empty inventory.
+func New(opts Options) *Inventory {
+	opts.defaults()
+	return &Inventory{
+		opts:     opts,
+		members:  map[string]*Member{},
+		clusters: map[string]clusterEntry{},
+		dirty:    map[string]bool{},
+	}
+}
+
+// Run announces changes to subscribers until ctx ends, then disconnects
+// every member.
+func (inv *Inventory) Run(ctx context.Context) error {
+	t := time.NewTicker(inv.opts.ChangeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			inv.mu.Lock()
+			for name, m := range inv.members {
+				m.stop()
+				delete(inv.members, name)
+			}
+			inv.mu.Unlock()
+			return nil
+		case <-t.C:
+			inv.flush()
+		}
+	}
+}
+
+// Subscribe returns a channel that receives a GenericEvent naming a Cluster
+// whenever its capacity, health or description changed.
+func (inv *Inventory) Subscribe() <-chan event.GenericEvent {
+	ch := make(chan event.GenericEvent, 1024)
+	inv.mu.Lock()
+	inv.subs = append(inv.subs, ch)
+	inv.mu.Unlock()
+	return ch
+}
+
+func (inv *Inventory) markDirty(name string) {
+	inv.mu.Lock()
+	inv.dirty[name] = true
+	inv.mu.Unlock()
+}
+
+func (inv *Inventory) flush() {
+	inv.mu.Lock()
+	names := slices.Sorted(maps.Keys(inv.dirty))
+	clear(inv.dirty)
+	subs := slices.Clone(inv.subs)
+	inv.mu.Unlock()
+	for _, name := range names {
+		c := &multiclusterv1alpha1.Cluster{}
+		c.Name = name
+		for _, ch := range subs {
+			select {
+			case ch <- event.GenericEvent{Object: c}:
+			default:
+				// A subscriber that is this far behind resyncs on its own.
+			}
+		}
+	}
+}
+
+// Connect makes sure a connection to the member name with cfg exists and has
+// synced. A connection made with the same kubeconfig hash is kept; one with
+// another is replaced.
+func (inv *Inventory) Connect(ctx context.Context, name string, cfg *rest.Config, hash string) (*Member, error) {
+	inv.mu.RLock()
+	m, ok := inv.members[name]
+	inv.mu.RUnlock()
+	if ok && m.hash == hash {
+		return m, nil
+	}
+	m, err := startMember(ctx, name, cfg, hash, inv.opts.SyncTimeout, func() { inv.markDirty(name) })
+	if err != nil {
+		return nil, err
+	}
+	inv.mu.Lock()
+	old := inv.members[name]
+	inv.members[name] = m
+	inv.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	inv.markDirty(name)
+	return m, nil
+}
+
+// Disconnect stops the connection to member name and forgets it.
+func (inv *Inventory) Disconnect(name string) {
+	inv.mu.Lock()
+	m := inv.members[name]
+	delete(inv.members, name)
+	delete(inv.clusters, name)
+	inv.mu.Unlock()
+	if m != nil {
+		m.stop()
+	}
+	inv.markDirty(name)
+}
+
+// Member returns the connection to member name, if there is one.
+func (inv *Inventory) Member(name string) (*Member, bool) {
+	inv.mu.RLock()
+	defer inv.mu.RUnlock()
+	m, ok := inv.members[name]
+	return m, ok
+}
+
+// Members returns the names of the connected members, sorted.
+func (inv *Inventory) Members() []string {
+	inv.mu.RLock()
+	defer inv.mu.RUnlock()
+	return slices.Sorted(maps.Keys(inv.members))
+}
+
+// SetCluster records what the Cluster object says of a member and whether
+// it is ready.
+func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
+	e := clusterEntry{
+		info: placement.Cluster{
+			Name:     c.Name,
+			Labels:   c.Labels,
+			Region:   c.Spec.Region,
+			Zone:     c.Spec.Zone,
+			Provider: c.Spec.Provider,
+			GridZone: c.Spec.GridZone,
+			Cloud:    c.Spec.Cloud,
+			Ready:    ready,
+			Taints:   c.Spec.Taints,
+			Prices:   prices(c.Spec.Prices),
+		},
+		latencies: map[string]time.Duration{},
+	}
+	for _, l := range c.Spec.Latencies {
+		e.latencies[string(l.Cluster)] = l.RTT.Duration
+	}
+	// Measured latencies win over declared ones.
+	for _, l := range c.Status.Latencies {
+		e.latencies[string(l.Cluster)] = l.RTT.Duration
+	}
+	inv.mu.Lock()
+	old, had := inv.clusters[c.Name]
+	inv.clusters[c.Name] = e
+	inv.mu.Unlock()
+	if !had || old.info.Ready != ready {
+		inv.markDirty(c.Name)
+	}
+}
+
+func prices(p *multiclusterv1alpha1.ClusterPrices) placement.Prices {
+	if p == nil {
+		return placement.Prices{}
+	}
+	var out placement.Prices
+	if p.CPUHour != nil {
+		out.CPUHour = p.CPUHour.AsApproximateFloat64()
+	}
+	if p.MemoryGiBHour != nil {
+		out.MemGiBHour = p.MemoryGiBHour.AsApproximateFloat64()
+	}
+	return out
+}
+
+// Snapshot returns the placement framework's view of every known cluster. A
+// cluster without a live connection is in it, not ready and without nodes, so
+// that decisions explain why it was not used.
+func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement.Snapshot {
+	inv.mu.RLock()
+	clusters := make([]placement.Cluster, 0, len(inv.clusters))
+	latency := placement.Latency{}
+	for name, e := range inv.clusters {
+		c := e.info
+		if m, ok := inv.members[name]; ok {
+			c.Nodes = m.Nodes()
+		} else {
+			c.Ready = false
+		}
+		clusters = append(clusters, c)
+		for other, d := range e.latencies {
+			setLatency(latency, name, other, d)
+		}
+	}
+	inv.mu.RUnlock()
+	return placement.NewSnapshot(clusters, latency, traffic)
+}
+
+// setLatency records d between a and b in both directions, unless the other
+// direction was declared already (each cluster's own view of its links wins
+// for its row).
+func setLatency(l placement.Latency, a, b string, d time.Duration) {
+	if l[a] == nil {
+		l[a] = map[string]time.Duration{}
+	}
+	l[a][b] = d
+	if l[b] == nil {
+		l[b] = map[string]time.Duration{}
+	}
+	if _, ok := l[b][a]; !ok {
+		l[b][a] = d
+	}
+}
