@@ -60,9 +60,9 @@ func New(opts Options) *Inventory {
 	}
 }
 
-// Run announces changes to subscribers until ctx ends, then disconnects
-// every member.
-func (inv *Inventory) Run(ctx context.Context) error {
+// Start announces changes to subscribers until ctx ends, then disconnects
+// every member. It makes the inventory a controller-runtime Runnable.
+func (inv *Inventory) Start(ctx context.Context) error {
 	t := time.NewTicker(inv.opts.ChangeInterval)
 	defer t.Stop()
 	for {

@@ -59,7 +59,7 @@ func TestSnapshotFollowsMemberNodesAndPods(t *testing.T) {
 	mc := member.Client
 
 	inv := inventory.New(inventory.Options{ChangeInterval: 50 * time.Millisecond})
-	go func() { _ = inv.Run(t.Context()) }()
+	go func() { _ = inv.Start(t.Context()) }()
 	events := inv.Subscribe()
 
 	createNode(t, mc, node("n1", "4", "16Gi"))
