@@ -26,7 +26,10 @@ type ClusterResult struct {
 	Cluster string
 	// Filter is the first filter that rejected the cluster, or nil.
 	Filter *Status
-	// Fit is how many replicas of the workload the cluster can hold now.
+	// Fit is how many replicas of the workload the cluster can hold now in
+	// its free resources, counted node by node (ClusterInfo.FitCount),
+	// besides those it runs already; zero when the cluster was filtered
+	// out, since it is not counted then.
 	Fit int32
 	// Scores are the per-plugin weighted scores and Total their sum; empty
 	// when the cluster was filtered out.

@@ -1,5 +1,13 @@
 package placement
 
+import (
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
 // ClusterInfo is a Cluster with what the framework derives from it once per
 // snapshot (free resources per node, totals).
 type ClusterInfo struct {
@@ -11,10 +19,22 @@ type ClusterInfo struct {
 	// schedulable nodes.
 	TotalAllocatable Resources
 	TotalFree        Resources
+
+	// flags holds nodeCordoned and nodeTainted per node, anyFlag whether any
+	// node has one, and maxFree the largest free amount of each resource over
+	// all nodes; all are derived from Nodes and Free by refresh.
+	flags   []uint8
+	anyFlag bool
+	maxFree Resources
 }
 
 // Snapshot is the state of all member clusters that one decision reads. The
 // simulator fills it from its model; the controller from the inventory.
+//
+// Build it with NewSnapshot (and ApplyAssumptions), then treat it as
+// read-only: any number of Place calls may read one snapshot concurrently. A snapshot shares Nodes, Labels
+// and Taints with the clusters it was built from; they must not change while
+// the snapshot is in use.
 type Snapshot struct {
 	// Clusters, sorted by name.
 	Clusters []*ClusterInfo
@@ -22,4 +42,149 @@ type Snapshot struct {
 	// Traffic is, per workload key, the traffic each cluster receives (for
 	// example requests per second); missing means none.
 	Traffic map[string]map[string]float64
+
+	// peak is, per workload key, the cluster that receives the most traffic.
+	peak map[string]string
+}
+
+// NewSnapshot builds a snapshot of the clusters: per node, what is free
+// (Allocatable - Requested, never negative), per cluster the totals over the
+// schedulable nodes, and the clusters sorted by name. Assumed replicas are
+// not included; apply them with ApplyAssumptions.
+func NewSnapshot(clusters []Cluster, latency Latency, traffic map[string]map[string]float64) *Snapshot {
+	infos := make([]ClusterInfo, len(clusters))
+	s := &Snapshot{
+		Clusters: make([]*ClusterInfo, len(clusters)),
+		Latency:  latency,
+		Traffic:  traffic,
+		peak:     peakTraffic(traffic),
+	}
+	for i := range clusters {
+		c := &infos[i]
+		c.Cluster = clusters[i]
+		c.Free = make([]Resources, len(c.Nodes))
+		for j := range c.Nodes {
+			c.Free[j] = subtract(c.Nodes[j].Allocatable, c.Nodes[j].Requested)
+		}
+		c.refresh()
+		s.Clusters[i] = c
+	}
+	slices.SortFunc(s.Clusters, func(a, b *ClusterInfo) int { return strings.Compare(a.Name, b.Name) })
+	return s
+}
+
+// subtract returns a - b per resource, never negative; Scalar holds the
+// resources of a only.
+func subtract(a, b Resources) Resources {
+	r := Resources{
+		MilliCPU: max(a.MilliCPU-b.MilliCPU, 0),
+		Memory:   max(a.Memory-b.Memory, 0),
+		Pods:     max(a.Pods-b.Pods, 0),
+	}
+	if len(a.Scalar) > 0 {
+		r.Scalar = make(map[corev1.ResourceName]int64, len(a.Scalar))
+		for name, v := range a.Scalar {
+			r.Scalar[name] = max(v-b.Scalar[name], 0)
+		}
+	}
+	return r
+}
+
+// refresh recomputes the node flags, totals and largest free amounts from
+// Nodes and Free.
+func (c *ClusterInfo) refresh() {
+	c.TotalAllocatable, c.TotalFree, c.maxFree = Resources{}, Resources{}, Resources{}
+	c.flags = slices.Grow(c.flags[:0], len(c.Nodes))[:len(c.Nodes)]
+	c.anyFlag = false
+	for j := range c.Nodes {
+		n := &c.Nodes[j]
+		c.flags[j] = 0
+		if n.Unschedulable {
+			c.flags[j] |= nodeCordoned
+		}
+		if _, tainted := UntoleratedTaint(n.Taints, nil); tainted {
+			c.flags[j] |= nodeTainted
+		}
+		f := &c.Free[j]
+		// Over every node: a pod may tolerate a cordon or a taint.
+		c.maxFree.MilliCPU = max(c.maxFree.MilliCPU, f.MilliCPU)
+		c.maxFree.Memory = max(c.maxFree.Memory, f.Memory)
+		c.maxFree.Pods = max(c.maxFree.Pods, f.Pods)
+		if c.flags[j] != 0 {
+			c.anyFlag = true
+		}
+		if c.flags[j]&nodeCordoned != 0 {
+			continue
+		}
+		addTo(&c.TotalAllocatable, &c.Nodes[j].Allocatable)
+		addTo(&c.TotalFree, f)
+	}
+}
+
+func addTo(sum, r *Resources) {
+	sum.MilliCPU += r.MilliCPU
+	sum.Memory += r.Memory
+	sum.Pods += r.Pods
+	if len(r.Scalar) == 0 {
+		return
+	}
+	for name, v := range r.Scalar {
+		if sum.Scalar == nil {
+			sum.Scalar = make(map[corev1.ResourceName]int64, len(r.Scalar))
+		}
+		sum.Scalar[name] += v
+	}
+}
+
+// Cluster returns the cluster with the name, or nil.
+func (s *Snapshot) Cluster(name string) *ClusterInfo {
+	i, found := slices.BinarySearchFunc(s.Clusters, name, func(c *ClusterInfo, name string) int { return strings.Compare(c.Name, name) })
+	if !found {
+		return nil
+	}
+	return s.Clusters[i]
+}
+
+// PeakTraffic returns the cluster that receives the most traffic for the
+// workload (ties go to the first name), or false when none receives any.
+func (s *Snapshot) PeakTraffic(key string) (string, bool) {
+	if s.peak != nil {
+		c, ok := s.peak[key]
+		return c, ok
+	}
+	return peakOf(s.Traffic[key])
+}
+
+func peakTraffic(traffic map[string]map[string]float64) map[string]string {
+	peak := make(map[string]string, len(traffic))
+	for key, byCluster := range traffic {
+		if c, ok := peakOf(byCluster); ok {
+			peak[key] = c
+		}
+	}
+	return peak
+}
+
+func peakOf(byCluster map[string]float64) (string, bool) {
+	best, bestV := "", 0.0
+	for c, v := range byCluster {
+		if v > bestV || (v == bestV && v > 0 && c < best) {
+			best, bestV = c, v
+		}
+	}
+	return best, bestV > 0
+}
+
+// Between returns the round-trip time between clusters a and b, looked up
+// in either direction; zero between a cluster and itself; false when the
+// matrix has neither entry.
+func (l Latency) Between(a, b string) (time.Duration, bool) {
+	if a == b {
+		return 0, true
+	}
+	if d, ok := l[a][b]; ok {
+		return d, true
+	}
+	d, ok := l[b][a]
+	return d, ok
 }

@@ -106,6 +106,10 @@ type Workload struct {
 	// with cloud clusters last.
 	Bursting bool
 	// Current is the replicas already placed per cluster, so that a
-	// re-placement moves as little as possible.
+	// re-placement moves as little as possible. It must count the replicas
+	// whose requests the snapshot already holds: those the member cluster
+	// shows plus those assumed (see Assumptions); the previous decision's
+	// assignments are a safe value. A re-scheduler that wants the ideal
+	// placement leaves it empty.
 	Current map[string]int32
 }

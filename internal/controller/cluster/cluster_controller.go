@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,7 +32,7 @@ const Finalizer = "multicluster.meridian.dev/cluster-cleanup"
 type Reconciler struct {
 	Client    client.Client
 	Inventory *inventory.Inventory
-	Recorder  record.EventRecorder
+	Recorder  events.EventRecorder
 	// Namespace is where kubeconfig Secrets without a namespace live.
 	Namespace string
 	// HeartbeatInterval is the time between two heartbeats of a member.
@@ -185,7 +185,7 @@ func (r *Reconciler) setReady(c *multiclusterv1alpha1.Cluster, status metav1.Con
 		if status != metav1.ConditionTrue {
 			kind = corev1.EventTypeWarning
 		}
-		r.Recorder.Event(c, kind, reason, message)
+		r.Recorder.Eventf(c, nil, kind, reason, "Heartbeat", "%s", message)
 	}
 	meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
 		Type:               multiclusterv1alpha1.ClusterReady,

@@ -32,7 +32,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, c *multiclusterv1alpha
 	if err := r.cleanupMember(ctx, c); err != nil {
 		log.FromContext(ctx).Error(err, "Failed to remove Meridian's objects from member; leaving them", "cluster", klog.KObj(c))
 		if r.Recorder != nil {
-			r.Recorder.Event(c, corev1.EventTypeWarning, "CleanupFailed", err.Error())
+			r.Recorder.Eventf(c, nil, corev1.EventTypeWarning, "CleanupFailed", "Delete", "%s", err.Error())
 		}
 	}
 	r.Inventory.Disconnect(c.Name)

@@ -28,7 +28,7 @@ func start(t *testing.T, members int) (*testenv.Env, *inventory.Inventory) {
 		return (&cluster.Reconciler{
 			Client:            mgr.GetClient(),
 			Inventory:         inv,
-			Recorder:          mgr.GetEventRecorderFor("cluster"),
+			Recorder:          mgr.GetEventRecorder("cluster"),
 			HeartbeatInterval: 500 * time.Millisecond,
 			HeartbeatTimeout:  time.Second,
 			CleanupTimeout:    5 * time.Second,

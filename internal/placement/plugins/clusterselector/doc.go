@@ -1,0 +1,3 @@
+// Package clusterselector is the filter plugin that restricts a workload to
+// the member clusters whose labels match its cluster selector.
+package clusterselector

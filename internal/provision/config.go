@@ -1,0 +1,83 @@
+package provision
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// Mode selects how the provisioner anticipates demand.
+type Mode string
+
+// The provisioning modes.
+const (
+	// Reactive provisions only for replicas that are unschedulable now
+	// (seed 001's Algorithm 4).
+	Reactive Mode = "Reactive"
+	// Predictive also provisions for the demand forecast over the lead time.
+	Predictive Mode = "Predictive"
+)
+
+// Flavor is a machine size the cloud offers.
+type Flavor struct {
+	Name        string
+	Allocatable placement.Resources
+	// PricePerHour is what one node costs per hour.
+	PricePerHour float64
+}
+
+// Config is a cloud provisioner's configuration.
+type Config struct {
+	Mode    Mode
+	Flavors []Flavor
+	// MinNodes and MaxNodes bound the nodes of the cloud cluster.
+	MinNodes int
+	MaxNodes int
+	// ClusterDelay is how long a new cloud cluster takes to become usable,
+	// and NodeDelay how long an added node takes.
+	ClusterDelay time.Duration
+	NodeDelay    time.Duration
+	// Period is how often the provisioner decides.
+	Period time.Duration
+	// ScaleDownDelay is how long a node must be unneeded before it goes,
+	// and ScaleDownUtilization the requested fraction below which it may.
+	ScaleDownDelay       time.Duration
+	ScaleDownUtilization float64
+	// DeprovisionDelay is how long the cloud cluster must run no workload
+	// before it is removed.
+	DeprovisionDelay time.Duration
+	// TargetUtilization is, in predictive mode, the fraction of the total
+	// capacity the forecast demand may fill.
+	TargetUtilization float64
+	// TrendWindow is how much demand history the forecast fits.
+	TrendWindow time.Duration
+}
+
+// Validate reports the first field of c that is out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Mode != Reactive && c.Mode != Predictive:
+		return fmt.Errorf("mode %q: must be %q or %q", c.Mode, Reactive, Predictive)
+	case len(c.Flavors) == 0:
+		return fmt.Errorf("flavors: at least one is needed")
+	case c.MinNodes < 1:
+		return fmt.Errorf("minNodes %d: must be at least 1", c.MinNodes)
+	case c.MaxNodes < c.MinNodes:
+		return fmt.Errorf("maxNodes %d: must be at least minNodes (%d)", c.MaxNodes, c.MinNodes)
+	case c.Period <= 0:
+		return fmt.Errorf("period %v: must be positive", c.Period)
+	case c.ScaleDownUtilization < 0 || c.ScaleDownUtilization > 1:
+		return fmt.Errorf("scaleDownUtilization %g: must be in [0, 1]", c.ScaleDownUtilization)
+	case c.Mode == Predictive && (c.TargetUtilization <= 0 || c.TargetUtilization > 1):
+		return fmt.Errorf("targetUtilization %g: must be in (0, 1]", c.TargetUtilization)
+	case c.Mode == Predictive && c.TrendWindow < c.Period:
+		return fmt.Errorf("trendWindow %v: must be at least the period (%v)", c.TrendWindow, c.Period)
+	}
+	for i, f := range c.Flavors {
+		if f.Allocatable.MilliCPU <= 0 || f.Allocatable.Memory <= 0 || f.Allocatable.Pods <= 0 {
+			return fmt.Errorf("flavors[%d] %q: CPU, memory and pods must be positive", i, f.Name)
+		}
+	}
+	return nil
+}

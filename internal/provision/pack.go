@@ -1,0 +1,68 @@
+package provision
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// fits reports whether r fits in free.
+func fits(r, free placement.Resources) bool {
+	return r.MilliCPU <= free.MilliCPU && r.Memory <= free.Memory && r.Pods <= free.Pods
+}
+
+func minus(a, b placement.Resources) placement.Resources {
+	return placement.Resources{MilliCPU: a.MilliCPU - b.MilliCPU, Memory: a.Memory - b.Memory, Pods: a.Pods - b.Pods}
+}
+
+// decreasing returns the pods sorted largest first, by CPU then memory.
+func decreasing(pods []placement.Resources) []placement.Resources {
+	sorted := slices.Clone(pods)
+	slices.SortStableFunc(sorted, func(a, b placement.Resources) int {
+		if c := cmp.Compare(b.MilliCPU, a.MilliCPU); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Memory, a.Memory)
+	})
+	return sorted
+}
+
+// firstFit puts p in the first bin with room and reports whether it did.
+func firstFit(p placement.Resources, free []placement.Resources) bool {
+	for i := range free {
+		if fits(p, free[i]) {
+			free[i] = minus(free[i], p)
+			return true
+		}
+	}
+	return false
+}
+
+// packNew places pods first-fit decreasing into the free space of bins,
+// then into new nodes of the given size, and returns how many new nodes it
+// opened. Pods larger than a new node are skipped.
+func packNew(pods, bins []placement.Resources, size placement.Resources) int {
+	free := slices.Clone(bins)
+	opened := 0
+	for _, p := range decreasing(pods) {
+		if !fits(p, size) || firstFit(p, free) {
+			continue
+		}
+		free = append(free, minus(size, p))
+		opened++
+	}
+	return opened
+}
+
+// packInto reports whether every pod fits, first-fit decreasing, into the
+// free space of bins.
+func packInto(pods, bins []placement.Resources) bool {
+	free := slices.Clone(bins)
+	for _, p := range decreasing(pods) {
+		if !firstFit(p, free) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,191 @@
+package provision
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+const gi = int64(1) << 30
+
+func cpu(milli int64) placement.Resources {
+	return placement.Resources{MilliCPU: milli, Memory: milli * gi / 1000, Pods: 1}
+}
+
+func config(mode Mode) Config {
+	return Config{
+		Mode: mode,
+		Flavors: []Flavor{
+			{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.2},
+			{Name: "xlarge", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.4},
+		},
+		MinNodes: 1, MaxNodes: 10,
+		ClusterDelay: 5 * time.Minute, NodeDelay: 2 * time.Minute, Period: 30 * time.Second,
+		ScaleDownDelay: 10 * time.Minute, ScaleDownUtilization: 0.5, DeprovisionDelay: 20 * time.Minute,
+		TargetUtilization: 0.9, TrendWindow: 10 * time.Minute,
+	}
+}
+
+func node(name string, requested int64, ready bool, pods ...placement.Resources) NodeState {
+	return NodeState{
+		Name:        name,
+		Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110},
+		Requested:   placement.Resources{MilliCPU: requested, Memory: requested * gi / 1000, Pods: int64(len(pods))},
+		Ready:       ready,
+		Pods:        pods,
+	}
+}
+
+var start = time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type step struct {
+	at   time.Duration
+	obs  Observation
+	want Decision
+}
+
+func TestProvisioner(t *testing.T) {
+	capacity := placement.Resources{MilliCPU: 70000, Memory: 220 * gi}
+	ready := func(workloads int, nodes ...NodeState) *Cloud {
+		return &Cloud{Phase: Ready, Flavor: "large", Nodes: nodes, Workloads: workloads}
+	}
+	tests := []struct {
+		name  string
+		mode  Mode
+		steps []step
+	}{
+		{
+			name: "reactive provisions for what is unschedulable, bin-packed",
+			mode: Reactive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Demand: cpu(60000)}, Decision{Action: None, Reason: "member clusters have room"}},
+				{time.Minute, Observation{Capacity: capacity, Demand: cpu(72000), Unschedulable: []placement.Resources{cpu(3000), cpu(3000), cpu(1000)}},
+					Decision{Action: ProvisionCluster, Flavor: "large", Nodes: 2, Reason: "3 replicas unschedulable"}},
+			},
+		},
+		{
+			name: "predictive provisions before the clusters are full",
+			mode: Predictive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Demand: cpu(40000)}, Decision{Action: None, Reason: "member clusters have room"}},
+				{2 * time.Minute, Observation{Capacity: capacity, Demand: cpu(44000)}, Decision{Action: None, Reason: "member clusters have room"}},
+				{4 * time.Minute, Observation{Capacity: capacity, Demand: cpu(48000)}, Decision{Action: None, Reason: "member clusters have room"}},
+				// 52000 + 2000/min × 7.5 min = 67000, / 0.9 = 74445: 4445m short
+				// while 18000m are still free.
+				{6 * time.Minute, Observation{Capacity: capacity, Demand: cpu(52000)},
+					Decision{Action: ProvisionCluster, Flavor: "large", Nodes: 2, Reason: "forecast demand exceeds capacity by 4445m CPU; 0 replicas unschedulable"}},
+			},
+		},
+		{
+			name: "unschedulable replicas that fit in nodes being added need nothing more",
+			mode: Reactive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Unschedulable: []placement.Resources{cpu(2000), cpu(2000)},
+					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))}, Decision{Action: None}},
+				{time.Minute, Observation{Capacity: capacity, Unschedulable: []placement.Resources{cpu(2000), cpu(2000), cpu(2000)},
+					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))},
+					Decision{Action: AddNodes, Flavor: "large", Nodes: 1, Reason: "3 replicas unschedulable, forecast deficit 0m CPU"}},
+			},
+		},
+		{
+			name: "an empty node goes after the scale-down delay, the last one stays",
+			mode: Reactive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))}, Decision{Action: None}},
+				{5 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))}, Decision{Action: None}},
+				{10 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))},
+					Decision{Action: RemoveNodes, Remove: []string{"n2", "n3"}, Reason: "unneeded for 10m0s"}},
+				{11 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)))}, Decision{Action: None}},
+				{25 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)))}, Decision{Action: None}},
+			},
+		},
+		{
+			name: "a busy node stays",
+			mode: Reactive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Cloud: ready(2, node("n1", 3000, true, cpu(3000)), node("n2", 3000, true, cpu(3000)))}, Decision{Action: None}},
+				{20 * time.Minute, Observation{Capacity: capacity, Cloud: ready(2, node("n1", 3000, true, cpu(3000)), node("n2", 3000, true, cpu(3000)))}, Decision{Action: None}},
+			},
+		},
+		{
+			name: "an idle cloud cluster is removed after the de-provisioning delay",
+			mode: Predictive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Demand: cpu(20000), Cloud: ready(0, node("n1", 0, true))}, Decision{Action: None}},
+				{19 * time.Minute, Observation{Capacity: capacity, Demand: cpu(20000), Cloud: ready(0, node("n1", 0, true))}, Decision{Action: None}},
+				{20 * time.Minute, Observation{Capacity: capacity, Demand: cpu(20000), Cloud: ready(0, node("n1", 0, true))},
+					Decision{Action: RemoveCluster, Reason: "no workload in the cloud cluster for 20m0s"}},
+			},
+		},
+		{
+			name: "predictive keeps nodes the forecast needs",
+			mode: Predictive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Demand: cpu(68000), Cloud: ready(1, node("n1", 0, true), node("n2", 1000, true, cpu(1000)))}, Decision{Action: None}},
+				{15 * time.Minute, Observation{Capacity: capacity, Demand: cpu(68000), Cloud: ready(1, node("n1", 0, true), node("n2", 1000, true, cpu(1000)))}, Decision{Action: None}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(config(tc.mode))
+			for _, s := range tc.steps {
+				s.obs.Now = start.Add(s.at)
+				got := p.Decide(s.obs)
+				if diff := cmp.Diff(s.want, got); diff != "" {
+					t.Errorf("at %v (-want +got):\n%s", s.at, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := config(Predictive)
+	bad.TargetUtilization = 0
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"valid", config(Predictive), ""},
+		{"mode", Config{Mode: "Sometimes"}, `mode "Sometimes": must be "Reactive" or "Predictive"`},
+		{"target utilization", bad, "targetUtilization 0: must be in (0, 1]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			if err := tc.cfg.Validate(); err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Validate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPackNew(t *testing.T) {
+	size := placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}
+	tests := []struct {
+		name string
+		pods []placement.Resources
+		bins []placement.Resources
+		want int
+	}{
+		{"none", nil, nil, 0},
+		{"first fit decreasing", []placement.Resources{cpu(1000), cpu(3000), cpu(1000), cpu(3000)}, nil, 2},
+		{"free space first", []placement.Resources{cpu(1000)}, []placement.Resources{cpu(1500)}, 0},
+		{"too large for a node is skipped", []placement.Resources{cpu(5000)}, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, packNew(tc.pods, tc.bins, size)); diff != "" {
+				t.Errorf("packNew (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

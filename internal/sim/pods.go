@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/reschedule"
+	"github.com/meridian-dev/meridian/internal/sim/cluster"
+)
+
+func resourceMilli(m int64) *resource.Quantity {
+	return resource.NewMilliQuantity(m, resource.DecimalSI)
+}
+func resourceBytes(b int64) *resource.Quantity { return resource.NewQuantity(b, resource.BinarySI) }
+
+// createPods creates n replicas of wl in m, as the propagation controller
+// creating or scaling the member's Deployment or Job would.
+func (w *world) createPods(wl *mcWorkload, m *member, n int32) {
+	for range n {
+		w.nextPod++
+		p := &cluster.Pod{ID: w.nextPod, Workload: wl.key, Requests: wl.requests, Data: &podState{w: wl, alive: true}}
+		wl.pods = append(wl.pods, p)
+		w.version++
+		m.AddPod(p)
+	}
+}
+
+// onBind runs when a member's scheduler binds a pod: a job replica starts
+// its clock.
+func (w *world) onBind(p *cluster.Pod) {
+	w.version++
+	st := p.Data.(*podState)
+	st.boundAt = w.eng.Now()
+	if m := w.byName[p.Cluster.Name]; m != nil {
+		m.scheduled++
+	}
+	if st.w.kind != placement.KindJob {
+		return
+	}
+	boundAt := st.boundAt
+	w.eng.After(st.w.duration, func() {
+		if st.alive && p.Running() && st.boundAt == boundAt {
+			w.complete(p)
+		}
+	})
+}
+
+// complete ends a job replica that ran its course.
+func (w *world) complete(p *cluster.Pod) {
+	st := p.Data.(*podState)
+	wl := st.w
+	w.deletePod(p)
+	wl.completed++
+	w.completed++
+	if wl.asked() <= 0 {
+		w.finish(wl)
+	}
+}
+
+// deletePod removes one pod from its cluster and its workload.
+func (w *world) deletePod(p *cluster.Pod) {
+	st := p.Data.(*podState)
+	st.alive = false
+	wl := st.w
+	if i := slices.Index(wl.pods, p); i >= 0 {
+		wl.pods = slices.Delete(wl.pods, i, i+1)
+	}
+	if p.Cluster != nil {
+		p.Cluster.DeletePod(p)
+	}
+	w.version++
+	w.capacityChanged()
+}
+
+// evicted handles pods whose node was removed: they are gone, and their
+// workload places them again (a job replica starts over).
+func (w *world) onEvicted(pods []*cluster.Pod) {
+	for _, p := range pods {
+		st := p.Data.(*podState)
+		st.alive = false
+		if i := slices.Index(st.w.pods, p); i >= 0 {
+			st.w.pods = slices.Delete(st.w.pods, i, i+1)
+		}
+		w.evicted++
+		w.wantPlacement(st.w)
+	}
+	w.version++
+}
+
+// finish removes a workload that completed or was deleted.
+func (w *world) finish(wl *mcWorkload) {
+	if wl.done {
+		return
+	}
+	wl.done = true
+	for len(wl.pods) > 0 {
+		w.deletePod(wl.pods[len(wl.pods)-1])
+	}
+	delete(w.byKey, wl.key)
+	if i := slices.Index(w.active, wl); i >= 0 {
+		w.active = slices.Delete(w.active, i, i+1)
+	}
+}
+
+// scaleDown removes n replicas: unplaced ones first, then Pending pods,
+// then Running ones from the clusters in removal order (cloud first, then
+// the farthest from the preferred clusters).
+func (w *world) scaleDown(wl *mcWorkload, n int32) {
+	n -= min(n, wl.unplaced())
+	for i := len(wl.pods) - 1; i >= 0 && n > 0; i-- {
+		if p := wl.pods[i]; !p.Running() {
+			w.deletePod(p)
+			n--
+		}
+	}
+	if n <= 0 {
+		return
+	}
+	for _, name := range reschedule.RemovalOrder(wl.counts(false), w.preferred(wl), w.cloudNames(), w.latency) {
+		for i := len(wl.pods) - 1; i >= 0 && n > 0; i-- {
+			if p := wl.pods[i]; p.Cluster.Name == name {
+				w.deletePod(p)
+				n--
+			}
+		}
+		if n <= 0 {
+			return
+		}
+	}
+}
+
+func (w *world) cloudNames() map[string]bool {
+	out := map[string]bool{}
+	for _, m := range w.members {
+		if m.cloud {
+			out[m.Name] = true
+		}
+	}
+	return out
+}
+
+// preferred is where the workload should run: its locations, or else the
+// cluster its traffic comes from.
+func (w *world) preferred(wl *mcWorkload) []string {
+	if len(wl.locations) > 0 {
+		return wl.locations
+	}
+	if wl.load != nil {
+		if c, _, _ := wl.load.At(w.eng.Now()); c != "" {
+			return []string{c}
+		}
+	}
+	return nil
+}

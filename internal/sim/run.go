@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/sim/scenario"
+	"github.com/meridian-dev/meridian/internal/sim/workload"
+)
+
+// Placer is the placement framework as the simulator calls it.
+type Placer interface {
+	Place(ctx context.Context, s *placement.Snapshot, w *placement.Workload) (*placement.Decision, error)
+}
+
+// Progress reports how far one policy's run is.
+type Progress struct {
+	Scenario string
+	Policy   string
+	// Index and Policies locate the policy among those of the scenario.
+	Index, Policies int
+	Done, Total     time.Duration
+}
+
+// Options change how a scenario runs.
+type Options struct {
+	// Seed, when set, replaces the scenario's seed.
+	Seed *uint64
+	// Placer, when set, replaces the placement framework (tests only).
+	Placer Placer
+	// Progress, when set, is called as virtual time advances.
+	Progress func(Progress)
+}
+
+// Run runs every policy of the scenario on the same workload and returns
+// their results, in the scenario's order.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+	seed := *sc.Seed
+	if opts.Seed != nil {
+		seed = *opts.Seed
+	}
+	tasks, err := sc.Tasks(seed)
+	if err != nil {
+		return nil, err
+	}
+	placer := opts.Placer
+	if placer == nil {
+		if placer, err = newFramework(); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{
+		Scenario: sc.Name, Description: sc.Description, Seed: seed,
+		DurationSeconds: sc.Duration.Seconds(), Tasks: len(tasks), Services: len(sc.Workload.Services),
+	}
+	for i, pol := range sc.Policies {
+		w, err := newWorld(ctx, sc, pol, placer)
+		if err != nil {
+			return nil, err
+		}
+		report := func(done time.Duration) {
+			if opts.Progress != nil {
+				opts.Progress(Progress{Scenario: sc.Name, Policy: pol.Name, Index: i, Policies: len(sc.Policies), Done: done, Total: sc.Duration})
+			}
+		}
+		pr, err := w.run(tasks, report)
+		if err != nil {
+			return nil, fmt.Errorf("failed to run scenario %q with policy %q: %w", sc.Name, pol.Name, err)
+		}
+		res.Policies = append(res.Policies, *pr)
+	}
+	return res, nil
+}
+
+// run plays the workload in virtual time.
+func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyResult, error) {
+	sc := w.sc
+	for _, t := range tasks {
+		w.eng.At(t.Submit, func() { w.submitTask(t) })
+	}
+	for _, s := range sc.Workload.Services {
+		w.eng.At(s.Start, func() { w.submitService(s) })
+	}
+	w.eng.Every(0, sc.SampleInterval, func() bool { w.rec.sample(); return true })
+	w.eng.Every(sc.Controllers.AutoscalerPeriod, sc.Controllers.AutoscalerPeriod, func() bool { w.autoscale(); return true })
+	if w.prov != nil {
+		w.eng.Every(sc.Controllers.ProvisionerPeriod, sc.Controllers.ProvisionerPeriod, func() bool { w.provisioner(); return true })
+	}
+	if w.pol.Rescheduler && w.pol.Placement != scenario.PlacementPropagate {
+		w.eng.Every(sc.Controllers.ReschedulerPeriod, sc.Controllers.ReschedulerPeriod, func() bool { w.reschedule(); return true })
+	}
+	step := max(sc.Duration/100, time.Second)
+	for t := time.Duration(0); t < sc.Duration; t += step {
+		end := min(t+step, sc.Duration)
+		w.eng.RunUntil(end)
+		if w.err != nil {
+			return nil, w.err
+		}
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
+		report(end)
+	}
+	return &PolicyResult{Policy: w.pol.Name, Summary: w.rec.summary(), Events: w.events, Series: &w.rec.series}, nil
+}
+
+func (w *world) submitTask(t workload.Task) {
+	tmpl := podTemplate(t.MilliCPU, t.Memory)
+	wl := &mcWorkload{
+		key: "default/" + t.Name, kind: t.Kind, requests: placement.PodRequests(tmpl),
+		desired: t.Replicas, duration: t.Duration,
+	}
+	if t.Location != "" {
+		wl.locations = []string{t.Location}
+	}
+	w.add(wl)
+	if t.Kind == placement.KindDeployment {
+		w.eng.After(t.Duration, func() { w.finish(wl) })
+	}
+}
+
+func (w *world) submitService(s scenario.Service) {
+	tmpl := podTemplate(s.CPU.MilliValue(), s.Memory.Value())
+	wl := &mcWorkload{
+		key: "default/" + s.Name, kind: placement.KindDeployment, requests: placement.PodRequests(tmpl),
+		desired: s.Replicas, locations: s.Locations, load: s.Load,
+	}
+	if a := s.Autoscaler; a != nil {
+		wl.hpa = autoscale.New(autoscale.Spec{
+			MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas, TargetUtilization: a.TargetUtilization,
+			Tolerance: a.Tolerance, CoolDown: a.CoolDown,
+		})
+	}
+	w.add(wl)
+}
+
+func (w *world) add(wl *mcWorkload) {
+	w.active = append(w.active, wl)
+	w.byKey[wl.key] = wl
+	w.wantPlacement(wl)
+}
