@@ -21,6 +21,7 @@ placement code:
 	}
 	root.AddCommand(
 		newVersionCommand(),
+		newSimCommand(),
 	)
 	return root
 }
