@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -42,6 +43,9 @@ type Inventory struct {
 	clusters map[string]clusterEntry
 	dirty    map[string]bool
 	subs     []chan event.GenericEvent
+	// owners are, per owner kind, the channels that receive an event naming
+	// the owner of a member object that changed.
+	owners map[string][]chan event.GenericEvent
 }
 
 type clusterEntry struct {
@@ -57,6 +61,7 @@ func New(opts Options) *Inventory {
 		members:  map[string]*Member{},
 		clusters: map[string]clusterEntry{},
 		dirty:    map[string]bool{},
+		owners:   map[string][]chan event.GenericEvent{},
 	}
 }
 
@@ -89,6 +94,44 @@ func (inv *Inventory) Subscribe() <-chan event.GenericEvent {
 	inv.subs = append(inv.subs, ch)
 	inv.mu.Unlock()
 	return ch
+}
+
+// SubscribeOwners returns a channel that receives an event naming the owner
+// (namespace and name, as a PartialObjectMetadata of kind) whenever a member
+// object or pod Meridian made for an owner of that kind changes. Events are
+// dropped when the channel is full; subscribers resync periodically.
+func (inv *Inventory) SubscribeOwners(kind string) <-chan event.GenericEvent {
+	ch := make(chan event.GenericEvent, 4096)
+	inv.mu.Lock()
+	inv.owners[kind] = append(inv.owners[kind], ch)
+	inv.mu.Unlock()
+	return ch
+}
+
+// ownerChanged announces that an object labelled for an owner changed.
+func (inv *Inventory) ownerChanged(obj metav1.Object) {
+	l := obj.GetLabels()
+	if l[multiclusterv1alpha1.LabelManagedBy] != multiclusterv1alpha1.ManagedByMeridian {
+		return
+	}
+	kind, ns, name := l[multiclusterv1alpha1.LabelOwnerKind], l[multiclusterv1alpha1.LabelOwnerNamespace], l[multiclusterv1alpha1.LabelOwnerName]
+	if kind == "" || name == "" {
+		return
+	}
+	inv.mu.RLock()
+	subs := inv.owners[kind]
+	inv.mu.RUnlock()
+	if len(subs) == 0 {
+		return
+	}
+	owner := &metav1.PartialObjectMetadata{}
+	owner.Kind, owner.Namespace, owner.Name = kind, ns, name
+	for _, ch := range subs {
+		select {
+		case ch <- event.GenericEvent{Object: owner}:
+		default:
+		}
+	}
 }
 
 func (inv *Inventory) markDirty(name string) {
@@ -126,7 +169,7 @@ func (inv *Inventory) Connect(ctx context.Context, name string, cfg *rest.Config
 	if ok && m.hash == hash {
 		return m, nil
 	}
-	m, err := startMember(ctx, name, cfg, hash, inv.opts.SyncTimeout, func() { inv.markDirty(name) })
+	m, err := startMember(ctx, name, cfg, hash, inv.opts.SyncTimeout, func() { inv.markDirty(name) }, inv.ownerChanged)
 	if err != nil {
 		return nil, err
 	}

@@ -61,9 +61,11 @@ type Member struct {
 }
 
 // startMember connects to a member, starts its cache with node and pod
-// informers feeding the capacity index, and waits until they have synced or
-// ctx ends. onChange is called after every node or pod event.
-func startMember(ctx context.Context, name string, cfg *rest.Config, hash string, syncTimeout time.Duration, onChange func()) (*Member, error) {
+// informers feeding the capacity index and informers on the workloads
+// Meridian made there, and waits until they have synced or ctx ends.
+// onChange is called after every node, pod or workload event, onOwned with
+// every pod or workload that changed.
+func startMember(ctx context.Context, name string, cfg *rest.Config, hash string, syncTimeout time.Duration, onChange func(), onOwned func(metav1.Object)) (*Member, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 50, 100
 	cl, err := cluster.New(cfg, func(o *cluster.Options) {
@@ -93,7 +95,10 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 		discovery: dc,
 		done:      make(chan struct{}),
 	}
-	if err := m.watchCapacity(ctx, onChange); err != nil {
+	if err := m.watchCapacity(ctx, onChange, onOwned); err != nil {
+		return nil, err
+	}
+	if err := m.watchOwned(ctx, onChange, onOwned); err != nil {
 		return nil, err
 	}
 
@@ -112,7 +117,7 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 	return m, nil
 }
 
-func (m *Member) watchCapacity(ctx context.Context, onChange func()) error {
+func (m *Member) watchCapacity(ctx context.Context, onChange func(), onOwned func(metav1.Object)) error {
 	nodes, err := m.Cache.GetInformer(ctx, &corev1.Node{})
 	if err != nil {
 		return fmt.Errorf("failed to watch nodes of member %q: %w", m.Name, err)
@@ -129,13 +134,42 @@ func (m *Member) watchCapacity(ctx context.Context, onChange func()) error {
 		return fmt.Errorf("failed to watch nodes of member %q: %w", m.Name, err)
 	}
 	if _, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { m.onPod(o, false); onChange() },
-		UpdateFunc: func(_, o any) { m.onPod(o, false); onChange() },
-		DeleteFunc: func(o any) { m.onPod(o, true); onChange() },
+		AddFunc:    func(o any) { m.onPod(o, false); onChange(); notify(o, onOwned) },
+		UpdateFunc: func(_, o any) { m.onPod(o, false); onChange(); notify(o, onOwned) },
+		DeleteFunc: func(o any) { m.onPod(o, true); onChange(); notify(o, onOwned) },
 	}); err != nil {
 		return fmt.Errorf("failed to watch pods of member %q: %w", m.Name, err)
 	}
 	return nil
+}
+
+// watchOwned watches the Deployments, Jobs and Services Meridian made in the
+// member (the cache holds only those).
+func (m *Member) watchOwned(ctx context.Context, onChange func(), onOwned func(metav1.Object)) error {
+	handler := toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { onChange(); notify(o, onOwned) },
+		UpdateFunc: func(_, o any) { onChange(); notify(o, onOwned) },
+		DeleteFunc: func(o any) { onChange(); notify(o, onOwned) },
+	}
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &batchv1.Job{}, &corev1.Service{}} {
+		inf, err := m.Cache.GetInformer(ctx, obj)
+		if err != nil {
+			return fmt.Errorf("failed to watch %T of member %q: %w", obj, m.Name, err)
+		}
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return fmt.Errorf("failed to watch %T of member %q: %w", obj, m.Name, err)
+		}
+	}
+	return nil
+}
+
+func notify(o any, onOwned func(metav1.Object)) {
+	if t, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = t.Obj
+	}
+	if obj, ok := o.(metav1.Object); ok {
+		onOwned(obj)
+	}
 }
 
 func (m *Member) onNode(o any, deleted bool) {

@@ -158,6 +158,9 @@ func (f *Framework) Place(ctx context.Context, s *Snapshot, w *Workload) (*Decis
 			continue
 		}
 		fit := c.FitCount(w.PodRequests, w.Tolerations)
+		if w.Full[c.Name] {
+			fit = 0
+		}
 		r.Fit = fit
 		cur := int64(w.Current[c.Name])
 		cand := candidate{idx: i, cloud: c.Cloud, current: cur, cap: cur + int64(fit)}

@@ -126,6 +126,11 @@ func TestPlaceDivides(t *testing.T) {
 			want: []Assignment{{Cluster: "c", Replicas: 5, Role: RoleSelected}},
 		},
 		{
+			name:  "a full cluster keeps what it runs and the overflow moves on",
+			specs: abc, w: workload(5, bursting, current(map[string]int32{"a": 3}), func(w *Workload) { w.Full = map[string]bool{"a": true} }),
+			want: []Assignment{{Cluster: "a", Replicas: 3, Role: RoleSelected}, {Cluster: "b", Replicas: 2, Role: RoleBurst}},
+		},
+		{
 			name:  "zero replicas",
 			specs: abc, w: workload(0),
 		},

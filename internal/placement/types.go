@@ -112,4 +112,9 @@ type Workload struct {
 	// assignments are a safe value. A re-scheduler that wants the ideal
 	// placement leaves it empty.
 	Current map[string]int32
+	// Full names the clusters observed unable to run more replicas of the
+	// workload than they hold (its pods stayed Unschedulable there beyond a
+	// grace period, for reasons the snapshot may not show, such as pod
+	// affinity). They keep their Current replicas but get no more.
+	Full map[string]bool
 }

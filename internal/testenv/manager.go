@@ -10,11 +10,25 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
+// Manager is a running controller manager of a test.
+type Manager struct {
+	ctrl.Manager
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Stop stops the manager and waits for it, as a crash or a rollout of the
+// controller would; it is safe to call more than once.
+func (m *Manager) Stop() {
+	m.cancel()
+	m.wg.Wait()
+}
+
 // StartManager starts a controller manager against the management cluster
 // with the controllers setup registers, and stops it when t ends. Metrics
 // and health endpoints are off, and controller names may repeat across
 // tests of one process.
-func (e *Env) StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
+func (e *Env) StartManager(t testing.TB, setup func(ctrl.Manager) error) *Manager {
 	t.Helper()
 	skip := true
 	mgr, err := ctrl.NewManager(e.Management.Config, ctrl.Options{
@@ -30,15 +44,12 @@ func (e *Env) StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Ma
 		t.Fatalf("failed to set up controllers: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	m := &Manager{Manager: mgr, cancel: cancel}
+	m.wg.Go(func() {
 		if err := mgr.Start(ctx); err != nil {
 			t.Errorf("manager stopped with error: %v", err)
 		}
 	})
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
-	return mgr
+	t.Cleanup(m.Stop)
+	return m
 }

@@ -18,4 +18,7 @@ const (
 	// AnnotationOwnerUID holds the UID of the owner, to tell a re-created
 	// owner of the same name from the one an object was made for.
 	AnnotationOwnerUID = "multicluster.meridian.dev/owner-uid"
+	// AnnotationOwnerGeneration holds the owner's metadata.generation the
+	// object was made from, to tell when it must be written again.
+	AnnotationOwnerGeneration = "multicluster.meridian.dev/owner-generation"
 )

@@ -1,0 +1,155 @@
+package multiclusterdeployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/inventory"
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// Finalizer holds a MultiClusterDeployment until its member Deployments are
+// removed.
+const Finalizer = "multicluster.meridian.dev/member-cleanup"
+
+// Kind is the owner kind written on member objects.
+const Kind = "MultiClusterDeployment"
+
+// Reconciler reconciles MultiClusterDeployments.
+type Reconciler struct {
+	Client      client.Client
+	Inventory   *inventory.Inventory
+	Framework   *placement.Framework
+	Assumptions *placement.Assumptions
+	Recorder    events.EventRecorder
+	// PendingGrace is how long a replica may stay Unschedulable in a member
+	// before the overflow is placed elsewhere.
+	PendingGrace time.Duration
+	// Resync is the time between two passes of a settled workload.
+	Resync time.Duration
+	// MoveCheck is the time between two checks while a move waits for new
+	// replicas to be ready.
+	MoveCheck time.Duration
+}
+
+func (r *Reconciler) defaults() {
+	if r.Assumptions == nil {
+		r.Assumptions = placement.NewAssumptions()
+	}
+	if r.PendingGrace == 0 {
+		r.PendingGrace = 30 * time.Second
+	}
+	if r.Resync == 0 {
+		r.Resync = time.Minute
+	}
+	if r.MoveCheck == 0 {
+		r.MoveCheck = 2 * time.Second
+	}
+}
+
+// SetupWithManager registers the reconciler. Besides the objects
+// themselves, changes of member Deployments and pods re-reconcile their
+// owner, and a change of a member's capacity or health re-reconciles every
+// MultiClusterDeployment.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.defaults()
+	owners := source.Channel(r.Inventory.SubscribeOwners(Kind), handler.EnqueueRequestsFromMapFunc(
+		func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
+		}))
+	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.all))
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&multiclusterv1alpha1.MultiClusterDeployment{}).
+		WatchesRawSource(owners).
+		WatchesRawSource(clusters).
+		Named("multiclusterdeployment").
+		Complete(r)
+}
+
+func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
+	var list multiclusterv1alpha1.MultiClusterDeploymentList
+	if err := r.Client.List(ctx, &list); err != nil {
+		log.FromContext(ctx).Error(err, "Failed to list MultiClusterDeployments after a cluster change")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, d := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&d)})
+	}
+	return reqs
+}
+
+// Reconcile places, propagates and reports one MultiClusterDeployment.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	mcd := &multiclusterv1alpha1.MultiClusterDeployment{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mcd); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Assumptions.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("failed to get MultiClusterDeployment %s: %w", req, err)
+	}
+	if !mcd.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, mcd)
+	}
+	if controllerutil.AddFinalizer(mcd, Finalizer) {
+		if err := r.Client.Update(ctx, mcd); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to add finalizer to MultiClusterDeployment %s: %w", req, err)
+		}
+	}
+
+	before := mcd.DeepCopy()
+	defer func() {
+		if err := r.Client.Status().Patch(ctx, mcd, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of MultiClusterDeployment %s: %w", req, err))
+		}
+	}()
+
+	members, err := r.observe(ctx, mcd)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to observe members of MultiClusterDeployment %s: %w", req, err)
+	}
+	plan, err := r.place(ctx, mcd, members)
+	if err != nil {
+		r.reportInvalid(mcd, err)
+		return ctrl.Result{}, nil // the spec must change first; the update will trigger us
+	}
+	prop := r.propagate(ctx, mcd, plan, members)
+	r.report(mcd, plan, members, prop)
+	if prop.err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to propagate MultiClusterDeployment %s: %w", req, prop.err)
+	}
+	return ctrl.Result{RequeueAfter: r.next(plan, members, prop)}, nil
+}
+
+// next is when to look again: soon while a move waits or pending replicas
+// approach the grace period, else after Resync.
+func (r *Reconciler) next(plan *plan, members map[string]*member, prop rollout) time.Duration {
+	after := r.Resync
+	if prop.waiting {
+		after = r.MoveCheck
+	}
+	for _, m := range members {
+		if m.pending > 0 && !m.overdue {
+			after = min(after, max(time.Until(m.pendingSince.Add(r.PendingGrace)), 0)+time.Second)
+		}
+	}
+	if plan.decision != nil && plan.decision.Unplaced > 0 {
+		after = min(after, 10*time.Second)
+	}
+	return after
+}

@@ -1,0 +1,324 @@
+package multiclusterdeployment_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// seedLatencies are the declared RTTs between three members: cluster1 is
+// 2 ms from cluster3 and 20 ms from cluster2.
+func seedLatencies() []memberSpec {
+	return []memberSpec{
+		{nodes: []string{"2"}, latencies: map[string]time.Duration{"cluster2": 20 * time.Millisecond, "cluster3": 2 * time.Millisecond}},
+		{nodes: []string{"4", "4"}, latencies: map[string]time.Duration{"cluster3": 15 * time.Millisecond}},
+		{nodes: []string{"4", "4"}},
+	}
+}
+
+func mcd(name string, replicas int32, cpu string, placement multiclusterv1alpha1.Placement) *multiclusterv1alpha1.MultiClusterDeployment {
+	d := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}}
+	d.Spec.Replicas = ptr.To(replicas)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+	d.Spec.Template.Labels = map[string]string{"app": name}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{
+		Name: "app", Image: "registry.k8s.io/pause:3.10",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("512Mi")}},
+	}}
+	d.Spec.Placement = placement
+	return d
+}
+
+func (h *harness) create(t *testing.T, d *multiclusterv1alpha1.MultiClusterDeployment) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: d.Namespace}}
+	if err := h.mgmt.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if err := h.mgmt.Create(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// memberReplicas is the replicas of the member Deployments of name, per
+// member (absent when there is none).
+func (h *harness) memberReplicas(t *testing.T, name string) map[string]int32 {
+	t.Helper()
+	out := map[string]int32{}
+	for cl, m := range h.members {
+		d := &appsv1.Deployment{}
+		err := m.Client.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: name}, d)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.DeletionTimestamp.IsZero() {
+			out[cl] = *d.Spec.Replicas
+		}
+	}
+	return out
+}
+
+func (h *harness) get(t *testing.T, name string) *multiclusterv1alpha1.MultiClusterDeployment {
+	t.Helper()
+	d := &multiclusterv1alpha1.MultiClusterDeployment{}
+	if err := h.mgmt.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: name}, d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// reasons is status.clusters as name -> "reason replicas".
+func reasons(d *multiclusterv1alpha1.MultiClusterDeployment) map[string]string {
+	out := map[string]string{}
+	for _, c := range d.Status.Clusters {
+		out[string(c.Name)] = fmt.Sprintf("%s %d", c.Reason, c.Replicas)
+	}
+	return out
+}
+
+func (h *harness) waitFor(t *testing.T, name string, want map[string]int32) {
+	t.Helper()
+	eventually(t, "member Deployments of "+name, func() string {
+		if diff := cmp.Diff(want, h.memberReplicas(t, name)); diff != "" {
+			return fmt.Sprintf("%s\nstatus: %+v", diff, h.get(t, name).Status)
+		}
+		return ""
+	})
+}
+
+func TestPlacesOnThePreferredClusterAndExplains(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("web", 3, "500m", multiclusterv1alpha1.Placement{Locations: []multiclusterv1alpha1.ClusterName{"cluster2"}}))
+
+	h.waitFor(t, "web", map[string]int32{"cluster2": 3})
+	eventually(t, "status explains the decision", func() string {
+		d := h.get(t, "web")
+		want := map[string]string{"cluster1": "Filtered 0", "cluster2": "Preferred 3", "cluster3": "Filtered 0"}
+		if diff := cmp.Diff(want, reasons(d)); diff != "" {
+			return diff
+		}
+		if !isTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionPlaced) || !isTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionAvailable) {
+			return fmt.Sprintf("conditions %+v", d.Status.Conditions)
+		}
+		if d.Status.Summary != "cluster2=3" || d.Status.ReadyReplicas != 3 {
+			return fmt.Sprintf("summary %q ready %d", d.Status.Summary, d.Status.ReadyReplicas)
+		}
+		return ""
+	})
+	d := h.get(t, "web")
+	for _, c := range d.Status.Clusters {
+		if c.Name == "cluster1" && c.Message != "locations: cluster is not in the preferred locations and substitution is off" {
+			t.Logf("cluster1 message: %q", c.Message)
+		}
+		if c.Reason == multiclusterv1alpha1.PlacementFiltered && c.Message == "" {
+			t.Errorf("cluster %s is filtered without a reason", c.Name)
+		}
+	}
+
+	// The member Deployment is traced back to its owner, and its namespace
+	// was created for it.
+	md := &appsv1.Deployment{}
+	if err := h.members["cluster2"].Client.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "web"}, md); err != nil {
+		t.Fatal(err)
+	}
+	wantLabels := map[string]string{
+		multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment",
+		multiclusterv1alpha1.LabelOwnerNamespace: "shop", multiclusterv1alpha1.LabelOwnerName: "web",
+	}
+	if diff := cmp.Diff(wantLabels, md.Labels); diff != "" {
+		t.Errorf("member Deployment labels (-want +got):\n%s", diff)
+	}
+	if md.Annotations[multiclusterv1alpha1.AnnotationOwnerUID] != string(d.UID) {
+		t.Errorf("member Deployment owner UID = %q, want %q", md.Annotations[multiclusterv1alpha1.AnnotationOwnerUID], d.UID)
+	}
+}
+
+func TestOverflowIsSubstitutedNearestFirst(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	// cluster1 holds 2 one-CPU replicas; cluster3 is nearest to it.
+	h.create(t, mcd("batch", 12, "1", multiclusterv1alpha1.Placement{
+		Locations:    []multiclusterv1alpha1.ClusterName{"cluster1"},
+		Substitution: &multiclusterv1alpha1.Substitution{Enabled: true, Policy: multiclusterv1alpha1.SubstituteNearestFirst},
+	}))
+	// No cluster holds all 12 one-CPU replicas: cluster1 takes the 2 it
+	// holds, cluster3 (2 ms away) 8, and cluster2 (20 ms) the rest.
+	h.waitFor(t, "batch", map[string]int32{"cluster1": 2, "cluster2": 2, "cluster3": 8})
+	eventually(t, "reasons", func() string {
+		return cmp.Diff(map[string]string{"cluster1": "Preferred 2", "cluster2": "Substitute 2", "cluster3": "Substitute 8"}, reasons(h.get(t, "batch")))
+	})
+}
+
+func TestScaleSubresourceMovesMemberReplicas(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("api", 2, "500m", multiclusterv1alpha1.Placement{Locations: []multiclusterv1alpha1.ClusterName{"cluster3"}}))
+	h.waitFor(t, "api", map[string]int32{"cluster3": 2})
+
+	// kubectl scale mcd api --replicas=5
+	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 5}}
+	if err := h.mgmt.SubResource("scale").Update(t.Context(), h.get(t, "api"), client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("failed to scale through the scale subresource: %v", err)
+	}
+	h.waitFor(t, "api", map[string]int32{"cluster3": 5})
+	eventually(t, "status replicas", func() string {
+		if d := h.get(t, "api"); d.Status.Replicas != 5 || d.Status.ReadyReplicas != 5 {
+			return fmt.Sprintf("replicas %d ready %d", d.Status.Replicas, d.Status.ReadyReplicas)
+		}
+		return ""
+	})
+}
+
+func TestDeletionRemovesMemberDeployments(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("gone", 12, "1", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster1"}, Substitution: &multiclusterv1alpha1.Substitution{Enabled: true},
+	}))
+	h.waitFor(t, "gone", map[string]int32{"cluster1": 2, "cluster2": 2, "cluster3": 8})
+	if err := h.mgmt.Delete(t.Context(), h.get(t, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "gone", map[string]int32{})
+	eventually(t, "MultiClusterDeployment gone", func() string {
+		err := h.mgmt.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "gone"}, &multiclusterv1alpha1.MultiClusterDeployment{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("get: %v", err)
+		}
+		return ""
+	})
+}
+
+func TestOrphansAreCleanedUp(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	// A member Deployment whose owner never existed (or was deleted while
+	// the member was away).
+	orphan := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "ghost", Namespace: "default", Labels: map[string]string{
+		multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment",
+		multiclusterv1alpha1.LabelOwnerNamespace: "default", multiclusterv1alpha1.LabelOwnerName: "ghost",
+	}}}
+	orphan.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ghost"}}
+	orphan.Spec.Template.Labels = map[string]string{"app": "ghost"}
+	orphan.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}
+	theirs := orphan.DeepCopy()
+	theirs.Name, theirs.Labels = "users-own", map[string]string{"app": "users-own"}
+	for _, d := range []*appsv1.Deployment{orphan, theirs} {
+		if err := h.members["cluster2"].Client.Create(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "orphan removed", func() string {
+		err := h.members["cluster2"].Client.Get(t.Context(), client.ObjectKeyFromObject(orphan), &appsv1.Deployment{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("orphan still there: %v", err)
+		}
+		return ""
+	})
+	if err := h.members["cluster2"].Client.Get(t.Context(), client.ObjectKeyFromObject(theirs), &appsv1.Deployment{}); err != nil {
+		t.Errorf("a Deployment Meridian did not make was touched: %v", err)
+	}
+}
+
+func TestRestartNeitherDuplicatesNorRewrites(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("steady", 12, "1", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster1"}, Substitution: &multiclusterv1alpha1.Substitution{Enabled: true},
+	}))
+	h.waitFor(t, "steady", map[string]int32{"cluster1": 2, "cluster2": 2, "cluster3": 8})
+	versions := func() map[string]string {
+		out := map[string]string{}
+		for name, m := range h.members {
+			var list appsv1.DeploymentList
+			if err := m.Client.List(t.Context(), &list, client.InNamespace("shop")); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range list.Items {
+				out[name+"/"+d.Name] = string(d.UID) + "@" + fmt.Sprint(*d.Spec.Replicas)
+			}
+		}
+		return out
+	}
+	before := versions()
+
+	// The controller restarts: a new manager, inventory and assumptions.
+	mgrs := h.startManager(t)
+	time.Sleep(2 * time.Second) // several passes of the new manager
+	if diff := cmp.Diff(before, versions()); diff != "" {
+		t.Errorf("member Deployments changed across a restart (-before +after):\n%s", diff)
+	}
+	mgrs.Stop()
+}
+
+func TestUnschedulableOverflowIsPlacedElsewhere(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("stuck", 4, "1", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster2"}, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true},
+	}))
+	h.waitFor(t, "stuck", map[string]int32{"cluster2": 4})
+
+	// cluster2's scheduler cannot bind two of the pods (for a reason the
+	// snapshot does not show): they stay Pending, Unschedulable.
+	for i := range 2 {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("stuck-pending-%d", i), Namespace: "shop", Labels: map[string]string{
+			"app": "stuck", multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment",
+			multiclusterv1alpha1.LabelOwnerNamespace: "shop", multiclusterv1alpha1.LabelOwnerName: "stuck",
+		}}}
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}
+		m := h.members["cluster2"].Client
+		if err := m.Create(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			LastTransitionTime: metav1.Now(), Message: "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."}}
+		if err := m.Status().Update(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// After the grace period the two go to the nearest cluster that has
+	// room, and cluster2 keeps the two it runs.
+	h.waitFor(t, "stuck", map[string]int32{"cluster2": 2, "cluster3": 2})
+	eventually(t, "reasons", func() string {
+		return cmp.Diff(map[string]string{"cluster1": "NotChosen 0", "cluster2": "Preferred 2", "cluster3": "Burst 2"}, reasons(h.get(t, "stuck")))
+	})
+}
+
+func TestUnreachableMemberKeepsItsReplicas(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("held", 2, "500m", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster2"}, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true},
+	}))
+	h.waitFor(t, "held", map[string]int32{"cluster2": 2})
+	h.proxies["cluster2"].Break()
+	eventually(t, "held on cluster2", func() string {
+		d := h.get(t, "held")
+		if diff := cmp.Diff("Preferred 2", reasons(d)["cluster2"]); diff != "" {
+			return diff
+		}
+		if d.Status.Summary != "cluster2=2" {
+			return fmt.Sprintf("summary %q", d.Status.Summary)
+		}
+		for _, c := range d.Status.Clusters {
+			if c.Name == "cluster2" && c.Message == "" {
+				return "no message for the held cluster"
+			}
+		}
+		return ""
+	})
+	time.Sleep(time.Second) // several passes while cluster2 is away
+	if diff := cmp.Diff(map[string]int32{"cluster2": 2}, h.memberReplicas(t, "held")); diff != "" {
+		t.Errorf("member Deployments while cluster2 is unreachable (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,237 @@
+package multiclusterdeployment
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// Condition reasons beside those of the API package.
+const (
+	reasonPropagated  = "Propagated"
+	reasonWaiting     = "WaitingForNewReplicas"
+	reasonUnreachable = "MemberUnreachable"
+	reasonApplyFailed = "ApplyFailed"
+	reasonAvailable   = "ReplicasReady"
+	reasonNotReady    = "ReplicasNotReady"
+	reasonPending     = "Unschedulable"
+	reasonNoPending   = "NoPendingReplicas"
+)
+
+// report writes the plan, what the members show and how propagation went
+// into mcd's status, and records an event when the decision changed.
+func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member, prop rollout) {
+	st := &mcd.Status
+	prevSummary := st.Summary
+	st.ObservedGeneration = mcd.Generation
+	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
+	st.UnplacedReplicas = p.decision.Unplaced
+	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
+	var pending int32
+	var pendingIn []string
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		m := members[name]
+		st.Replicas += p.target[name]
+		if !m.ready {
+			continue
+		}
+		st.ReadyReplicas += m.readyReplicas
+		st.AvailableReplicas += m.available
+		if m.pending > 0 {
+			pending += m.pending
+			pendingIn = append(pendingIn, fmt.Sprintf("%d in %s for %s", m.pending, name, time.Since(m.pendingSince).Round(time.Second)))
+		}
+	}
+	st.Summary = summary(p.target)
+	st.Clusters = clusterDecisions(mcd, p, members)
+	if st.Summary != prevSummary {
+		now := metav1.Now()
+		st.LastDecisionTime = &now
+		r.event(mcd, corev1.EventTypeNormal, "Placed", "Replicas placed: %s", orNone(st.Summary))
+	}
+
+	desired := p.workload.Replicas
+	for _, n := range p.held {
+		desired += n
+	}
+	r.setPlaced(mcd, p)
+	switch {
+	case prop.err != nil:
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonApplyFailed, prop.err.Error())
+	case len(prop.unreachable) > 0:
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonUnreachable,
+			fmt.Sprintf("members %s are not connected; their Deployments are written when they are", strings.Join(prop.unreachable, ", ")))
+	case prop.waiting:
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonWaiting,
+			"replicas move: the new ones must be ready before the old ones are removed")
+	default:
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, true, reasonPropagated, "member Deployments match the decision: "+orNone(st.Summary))
+	}
+	if st.ReadyReplicas >= desired {
+		set(mcd, multiclusterv1alpha1.ConditionAvailable, true, reasonAvailable, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
+	} else {
+		set(mcd, multiclusterv1alpha1.ConditionAvailable, false, reasonNotReady, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
+	}
+	if pending > 0 {
+		msg := fmt.Sprintf("%d replicas Pending (Unschedulable): %s; after %s the overflow is placed elsewhere", pending, strings.Join(pendingIn, ", "), r.PendingGrace)
+		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, true, reasonPending, msg)
+	} else {
+		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, false, reasonNoPending, "no replica is Pending in a member")
+	}
+}
+
+func (r *Reconciler) setPlaced(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan) {
+	d := p.decision
+	switch {
+	case d.Unplaced == 0:
+		set(mcd, multiclusterv1alpha1.ConditionPlaced, true, multiclusterv1alpha1.ReasonPlaced, "every replica has a cluster: "+orNone(summary(p.target)))
+	case len(d.Assignments) == 0 && allFiltered(d):
+		msg := fmt.Sprintf("no cluster can take the workload: %s", filterReasons(d))
+		set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonNoCluster, msg)
+		r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonNoCluster, "%s", msg)
+	default:
+		msg := fmt.Sprintf("%d of %d replicas fit no cluster", d.Unplaced, p.workload.Replicas)
+		if reasons := filterReasons(d); reasons != "" {
+			msg += "; " + reasons
+		}
+		set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInsufficientCapacity, msg)
+		r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInsufficientCapacity, "%s", msg)
+	}
+}
+
+// reportInvalid records a spec the framework refused.
+func (r *Reconciler) reportInvalid(mcd *multiclusterv1alpha1.MultiClusterDeployment, err error) {
+	mcd.Status.ObservedGeneration = mcd.Generation
+	set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
+	r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInvalidSpec, "%s", err.Error())
+}
+
+func (r *Reconciler) event(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(mcd, nil, kind, reason, "Place", format, args...)
+	}
+}
+
+func set(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&mcd.Status.Conditions, metav1.Condition{
+		Type: kind, Status: status, Reason: reason, Message: truncate(msg, 32768), ObservedGeneration: mcd.Generation,
+	})
+}
+
+// clusterDecisions explains every member: the replicas it gets and why, or
+// why none.
+func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) []multiclusterv1alpha1.ClusterDecision {
+	roles := map[string]placement.Role{}
+	for _, a := range p.decision.Assignments {
+		roles[a.Cluster] = a.Role
+	}
+	out := make([]multiclusterv1alpha1.ClusterDecision, 0, len(p.decision.Clusters)+len(p.held))
+	seen := map[string]bool{}
+	for _, res := range p.decision.Clusters {
+		seen[res.Cluster] = true
+		cd := multiclusterv1alpha1.ClusterDecision{Name: multiclusterv1alpha1.ClusterName(res.Cluster), Replicas: p.target[res.Cluster]}
+		if m := members[res.Cluster]; m != nil {
+			cd.ReadyReplicas, cd.PendingReplicas = m.readyReplicas, m.pending
+		}
+		switch {
+		case p.held[res.Cluster] > 0:
+			cd.Reason = lastReason(mcd, res.Cluster)
+			cd.Message = fmt.Sprintf("member not ready; its %d replicas are held there until it returns", p.held[res.Cluster])
+		case roles[res.Cluster] != "":
+			cd.Reason = multiclusterv1alpha1.PlacementReason(roles[res.Cluster])
+			cd.Message = fmt.Sprintf("room for %d more replicas", res.Fit)
+		case res.Filter != nil:
+			cd.Reason = multiclusterv1alpha1.PlacementFiltered
+			cd.Message = fmt.Sprintf("%s: %s", res.Filter.Plugin, res.Filter.Reason)
+		default:
+			cd.Reason = multiclusterv1alpha1.PlacementNotChosen
+			cd.Message = fmt.Sprintf("passed the filters (room for %d replicas) but was not needed", res.Fit)
+		}
+		if res.Filter == nil {
+			total := res.Total
+			cd.Score = &total
+			for _, s := range res.Scores {
+				cd.PluginScores = append(cd.PluginScores, multiclusterv1alpha1.PluginScore{Plugin: s.Plugin, Score: s.Score})
+			}
+		}
+		cd.Message = truncate(cd.Message, 1024)
+		out = append(out, cd)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.held)) {
+		if !seen[name] {
+			out = append(out, multiclusterv1alpha1.ClusterDecision{
+				Name: multiclusterv1alpha1.ClusterName(name), Replicas: p.held[name], Reason: lastReason(mcd, name),
+				Message: fmt.Sprintf("member not connected; its %d replicas are held there until it returns", p.held[name]),
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b multiclusterv1alpha1.ClusterDecision) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	return out
+}
+
+func lastReason(mcd *multiclusterv1alpha1.MultiClusterDeployment, cluster string) multiclusterv1alpha1.PlacementReason {
+	for _, c := range mcd.Status.Clusters {
+		if string(c.Name) == cluster && c.Replicas > 0 {
+			return c.Reason
+		}
+	}
+	return multiclusterv1alpha1.PlacementSelected
+}
+
+func allFiltered(d *placement.Decision) bool {
+	for _, c := range d.Clusters {
+		if c.Filter == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// filterReasons lists why clusters were ruled out, for messages.
+func filterReasons(d *placement.Decision) string {
+	var parts []string
+	for _, c := range d.Clusters {
+		if c.Filter != nil {
+			parts = append(parts, fmt.Sprintf("%s: %s", c.Cluster, c.Filter.Reason))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// summary renders replicas per cluster as "a=3,b=2".
+func summary(target map[string]int32) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(target)) {
+		if target[name] > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", name, target[name]))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

@@ -1,0 +1,121 @@
+package multiclusterdeployment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/inventory"
+	"github.com/meridian-dev/meridian/internal/propagation"
+)
+
+// member is what one member cluster shows of a MultiClusterDeployment.
+type member struct {
+	name string
+	// ready is whether the member answers and may take replicas.
+	ready bool
+	// client is nil when the inventory has no connection to the member.
+	client client.Client
+	// deployment is the member Deployment Meridian made, or nil.
+	deployment *appsv1.Deployment
+	// replicas is the member Deployment's spec.replicas.
+	replicas                int32
+	readyReplicas, available int32
+	// bound counts the workload's pods bound to a node and not finished.
+	bound int32
+	// pending counts the workload's pods Pending as Unschedulable, since
+	// pendingSince; overdue says they have been so beyond the grace period.
+	pending      int32
+	pendingSince time.Time
+	overdue      bool
+}
+
+// observe reads, from the inventory's caches, what every known member holds
+// of mcd. A member that is known but not connected is reported with the
+// replicas the last decision gave it.
+func (r *Reconciler) observe(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment) (map[string]*member, error) {
+	snap := r.Inventory.Snapshot(nil)
+	out := make(map[string]*member, len(snap.Clusters))
+	owner := propagation.OwnerOfDeployment(mcd)
+	for _, c := range snap.Clusters {
+		m := &member{name: c.Name, ready: c.Ready}
+		out[c.Name] = m
+		conn, ok := r.Inventory.Member(c.Name)
+		if !ok {
+			m.replicas = lastDecision(mcd, c.Name)
+			continue
+		}
+		m.client = conn.Client
+		if err := r.observeMember(ctx, m, conn, mcd, owner); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *inventory.Member, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) error {
+	d := &appsv1.Deployment{}
+	err := conn.Client.Get(ctx, client.ObjectKeyFromObject(mcd), d)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
+	default:
+		if o, ok := propagation.OwnerOf(d); ok && o.Kind == Kind && (o.UID == "" || o.UID == owner.UID) {
+			m.deployment = d
+			if d.Spec.Replicas != nil {
+				m.replicas = *d.Spec.Replicas
+			}
+			m.readyReplicas, m.available = d.Status.ReadyReplicas, d.Status.AvailableReplicas
+		}
+	}
+
+	var pods corev1.PodList
+	if err := conn.Client.List(ctx, &pods, client.InNamespace(mcd.Namespace), owner.Selector()); err != nil {
+		return fmt.Errorf("failed to list pods in member %q: %w", m.name, err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			m.bound++
+			continue
+		}
+		if since, ok := unschedulableSince(p); ok {
+			m.pending++
+			if m.pendingSince.IsZero() || since.Before(m.pendingSince) {
+				m.pendingSince = since
+			}
+		}
+	}
+	m.overdue = m.pending > 0 && time.Since(m.pendingSince) >= r.PendingGrace
+	return nil
+}
+
+// unschedulableSince reports when the scheduler found no node for p.
+func unschedulableSince(p *corev1.Pod) (time.Time, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return c.LastTransitionTime.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// lastDecision returns the replicas status last gave cluster.
+func lastDecision(mcd *multiclusterv1alpha1.MultiClusterDeployment, cluster string) int32 {
+	for _, c := range mcd.Status.Clusters {
+		if string(c.Name) == cluster {
+			return c.Replicas
+		}
+	}
+	return 0
+}

@@ -1,0 +1,47 @@
+package propagation
+
+import (
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// OwnerOfDeployment returns the owner record of a MultiClusterDeployment.
+func OwnerOfDeployment(mcd *multiclusterv1alpha1.MultiClusterDeployment) Owner {
+	return Owner{Kind: "MultiClusterDeployment", Namespace: mcd.Namespace, Name: mcd.Name, UID: string(mcd.UID)}
+}
+
+// Deployment returns the member Deployment of mcd with replicas: same name,
+// namespace, selector, template, strategy and labels, plus the owner's
+// labels on the Deployment and on its pod template so that its pods can be
+// traced back too.
+func Deployment(mcd *multiclusterv1alpha1.MultiClusterDeployment, replicas int32) *appsv1.Deployment {
+	owner := OwnerOfDeployment(mcd)
+	d := &appsv1.Deployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        mcd.Name,
+			Namespace:   mcd.Namespace,
+			Labels:      maps.Clone(mcd.Labels),
+			Annotations: map[string]string{},
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:        &replicas,
+			Selector:        mcd.Spec.Selector.DeepCopy(),
+			Template:        *mcd.Spec.Template.DeepCopy(),
+			Strategy:        *mcd.Spec.Strategy.DeepCopy(),
+			MinReadySeconds: mcd.Spec.MinReadySeconds,
+		},
+	}
+	owner.stamp(d, mcd.Generation)
+	tpl := d.Spec.Template.Labels
+	if tpl == nil {
+		tpl = map[string]string{}
+	}
+	maps.Copy(tpl, owner.Labels())
+	d.Spec.Template.Labels = tpl
+	return d
+}
