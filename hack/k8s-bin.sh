@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # k8s-bin.sh builds the real Kubernetes binaries Meridian's tests and testbed run
-# (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok, kwokctl)
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, etcd,
+# kwok, kwokctl)
 # from the Go module proxy into a folder keyed by version, once per machine.
 #
 # Usage: hack/k8s-bin.sh [DIR]   (default: bin/k8s/<kubernetes version>)
@@ -20,6 +21,7 @@ targets=(
   "kube-apiserver hack/k8s k8s.io/kubernetes/cmd/kube-apiserver"
   "kube-controller-manager hack/k8s k8s.io/kubernetes/cmd/kube-controller-manager"
   "kube-scheduler hack/k8s k8s.io/kubernetes/cmd/kube-scheduler"
+  "kubectl hack/k8s k8s.io/kubernetes/cmd/kubectl"
   "kwok hack/kwok sigs.k8s.io/kwok/cmd/kwok"
   "kwokctl hack/kwok sigs.k8s.io/kwok/cmd/kwokctl"
 )
@@ -39,6 +41,7 @@ built() {
   [[ -x "$dir/$name" ]] || return 1
   case "$name" in
     kube-*) "$dir/$name" --version 2>/dev/null | grep -q "Kubernetes $k8s_version" ;;
+    kubectl) "$dir/$name" version --client 2>/dev/null | grep -q "Client Version: $k8s_version" ;;
   esac
 }
 
@@ -56,7 +59,7 @@ for t in "${targets[@]}"; do
   # Build beside the final name and rename, so an interrupted build never
   # leaves a half-written binary that the next run would take as done.
   ldflags="-s -w"
-  [[ "$name" == kube-* ]] && ldflags="$k8s_ldflags"
+  [[ "$name" == kube* ]] && ldflags="$k8s_ldflags"
   ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" "$pkg" ) &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do

@@ -178,7 +178,9 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 			})
 		}
 	}
-	slices.SortFunc(out, func(a, b multiclusterv1alpha1.ClusterDecision) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	slices.SortFunc(out, func(a, b multiclusterv1alpha1.ClusterDecision) int {
+		return strings.Compare(string(a.Name), string(b.Name))
+	})
 	return out
 }
 

@@ -25,7 +25,7 @@ type member struct {
 	// deployment is the member Deployment Meridian made, or nil.
 	deployment *appsv1.Deployment
 	// replicas is the member Deployment's spec.replicas.
-	replicas                int32
+	replicas                 int32
 	readyReplicas, available int32
 	// bound counts the workload's pods bound to a node and not finished.
 	bound int32

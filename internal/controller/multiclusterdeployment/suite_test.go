@@ -3,7 +3,6 @@ package multiclusterdeployment_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,10 +34,6 @@ type harness struct {
 	mgmt client.Client
 	// members by Cluster name.
 	members map[string]*testenv.Cluster
-	// holdReady names members whose Deployments the fake kubelet leaves
-	// unready.
-	mu        sync.Mutex
-	holdReady map[string]bool
 	// proxies stand between Meridian and each member, to cut it off.
 	proxies map[string]*testenv.Proxy
 	// lastReplicas remembers each member Deployment's replicas, for the fake
@@ -53,7 +48,7 @@ type harness struct {
 func setup(t *testing.T, specs ...memberSpec) *harness {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Members: len(specs)})
-	h := &harness{env: env, mgmt: env.Management.Client, members: map[string]*testenv.Cluster{}, holdReady: map[string]bool{},
+	h := &harness{env: env, mgmt: env.Management.Client, members: map[string]*testenv.Cluster{},
 		proxies: map[string]*testenv.Proxy{}, lastReplicas: map[string]int32{}}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "meridian-system"}}
 	if err := h.mgmt.Create(t.Context(), ns); err != nil {
@@ -140,15 +135,12 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 
 // fakeKubelet stands in for the members' controllers and kubelets: every
 // Meridian Deployment reports its replicas ready, but for those of its pods
-// the test made Pending (and all of them when its member is held); when a
+// the test made Pending; when a
 // Deployment shrinks, its Pending pods go first, as the ReplicaSet
 // controller removes unscheduled pods first.
 func (h *harness) fakeKubelet(ctx context.Context) {
 	for ctx.Err() == nil {
 		for name, m := range h.members {
-			h.mu.Lock()
-			held := h.holdReady[name]
-			h.mu.Unlock()
 			var list appsv1.DeploymentList
 			if err := m.Client.List(ctx, &list, client.MatchingLabels{multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian}); err != nil {
 				continue
@@ -169,9 +161,6 @@ func (h *harness) fakeKubelet(ctx context.Context) {
 				}
 				h.lastReplicas[key] = spec
 				ready := max(spec-pending, 0)
-				if held {
-					ready = 0
-				}
 				if d.Status.ReadyReplicas == ready && d.Status.Replicas == spec {
 					continue
 				}
@@ -184,12 +173,6 @@ func (h *harness) fakeKubelet(ctx context.Context) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func (h *harness) hold(member string, held bool) {
-	h.mu.Lock()
-	h.holdReady[member] = held
-	h.mu.Unlock()
 }
 
 func addNode(t *testing.T, c client.Client, name, cpu string) {

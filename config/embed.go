@@ -1,0 +1,12 @@
+// Package config embeds Meridian's generated manifests (CRDs from `make
+// manifests`) so that the meridian binary can install them without the
+// source tree, as `meridian testbed up` does.
+package config
+
+import "embed"
+
+// CRDs holds the CustomResourceDefinitions that `make manifests` generates
+// into crd/bases, one file per kind.
+//
+//go:embed crd/bases/*.yaml
+var CRDs embed.FS

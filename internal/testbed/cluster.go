@@ -1,0 +1,148 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// startCluster runs the steps of one cluster: start its components, wait
+// until it works, then create a member's nodes or install the management
+// cluster's CRDs. Every error names the cluster.
+func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credentials, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, s.o.Timeout,
+		fmt.Errorf("not ready within the %v timeout", s.o.Timeout))
+	defer cancel()
+
+	began := time.Now()
+	if err := createCluster(ctx, s.l, cs, s.o.BinDir, s.kubectl, s.st.KubernetesVersion); err != nil {
+		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
+	}
+	s.progress.report(cs.Name, StepStart, began, fmt.Sprintf("%s on %s", strings.Join(Components, ", "), cs.server()))
+
+	cr, err := s.l.credentials(cs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.client(cr)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cs.Name, err)
+	}
+
+	began = time.Now()
+	if err := s.waitAPIReady(ctx, cs, cr); err != nil {
+		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
+	}
+	if err := s.waitServiceAccount(ctx, cs, c); err != nil {
+		return nil, s.clusterError(ctx, cs, "kube-controller-manager", err)
+	}
+	s.progress.report(cs.Name, StepReady, began, "API server ready, controller manager working")
+
+	began = time.Now()
+	switch cs.Role {
+	case RoleManagement:
+		n, err := installCRDs(ctx, c)
+		if err != nil {
+			return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
+		}
+		s.progress.report(cs.Name, StepCRDs, began, fmt.Sprintf("%d Meridian CRDs established", n))
+	case RoleMember:
+		m := s.profileCluster(cs.Name)
+		if err := createNodes(ctx, c, nodes(s.o.Name, cs.Index, m)); err != nil {
+			return nil, s.clusterError(ctx, cs, "kwok-controller", err)
+		}
+		pools := make([]string, len(m.Nodes))
+		for i, p := range m.Nodes {
+			pools[i] = p.String()
+		}
+		s.progress.report(cs.Name, StepNodes, began, fmt.Sprintf("%d nodes Ready (%s)", m.NodeCount(), strings.Join(pools, ", ")))
+	}
+	return cr, nil
+}
+
+func (s *starter) profileCluster(name string) *ClusterProfile {
+	for i := range s.o.Profile.Clusters {
+		if s.o.Profile.Clusters[i].Name == name {
+			return &s.o.Profile.Clusters[i]
+		}
+	}
+	panic(fmt.Sprintf("cluster %q is not in profile %q", name, s.o.Profile.Name))
+}
+
+func (s *starter) client(cr *credentials) (client.Client, error) {
+	return client.New(cr.restConfig(), client.Options{Scheme: Scheme()})
+}
+
+// clusterError turns a failed step into an error that names the cluster
+// and shows the log of the component to blame: the one that died if one
+// did, else suspect, the component whose work the step waited for.
+func (s *starter) clusterError(ctx context.Context, cs *clusterState, suspect string, err error) error {
+	if ce, ok := errors.AsType[*ComponentError](err); ok {
+		return ce
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause
+	} else if errors.Is(err, context.Canceled) {
+		// Another cluster failed, or the user interrupted: say nothing more.
+		return fmt.Errorf("cluster %q: %w", cs.Name, err)
+	}
+	component := suspect
+	if dead := s.l.deadComponent(cs.Name); dead != "" {
+		component, err = dead, nil
+	}
+	return &ComponentError{Cluster: cs.Name, Component: component, Log: s.l.componentLog(cs.Name, component), Err: err}
+}
+
+// waitAPIReady waits until the API server's /readyz answers ok. kwokctl
+// only waited for /version, which an API server serves before its
+// post-start hooks (RBAC roles, priority classes) are done.
+func (s *starter) waitAPIReady(ctx context.Context, cs *clusterState, cr *credentials) error {
+	cs2, err := kubernetes.NewForConfig(cr.restConfig())
+	if err != nil {
+		return fmt.Errorf("failed to create a client: %w", err)
+	}
+	var last error
+	err = poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		if c := s.l.deadComponent(cs.Name); c != "" {
+			return false, &ComponentError{Cluster: cs.Name, Component: c, Log: s.l.componentLog(cs.Name, c)}
+		}
+		_, last = cs2.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return last == nil, nil
+	})
+	if err != nil && last != nil && !isComponentError(err) {
+		return fmt.Errorf("API server not ready (last answer: %w): %w", last, err)
+	}
+	return err
+}
+
+// waitServiceAccount waits for the default ServiceAccount, which
+// kube-controller-manager creates: pods cannot be created before it exists,
+// and its existence shows that the controllers run.
+func (s *starter) waitServiceAccount(ctx context.Context, cs *clusterState, c client.Client) error {
+	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		if dead := s.l.deadComponent(cs.Name); dead != "" {
+			return false, &ComponentError{Cluster: cs.Name, Component: dead, Log: s.l.componentLog(cs.Name, dead)}
+		}
+		err := c.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceDefault, Name: "default"}, &corev1.ServiceAccount{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, nil
+	})
+	if err != nil && !isComponentError(err) {
+		return fmt.Errorf("default ServiceAccount never created: %w", err)
+	}
+	return err
+}
+
+func isComponentError(err error) bool {
+	_, ok := errors.AsType[*ComponentError](err)
+	return ok
+}

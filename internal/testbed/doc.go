@@ -1,0 +1,41 @@
+// Package testbed starts and stops real Kubernetes clusters on one machine:
+// a management cluster and member clusters, each made of etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler and a kwok
+// controller, with fake nodes that kwok keeps Ready. Pods really schedule
+// on those nodes, turn Running, or stay Pending when nothing fits: the
+// scheduler and the controllers are Kubernetes's own, only the kubelet is
+// simulated.
+//
+// # How a testbed starts
+//
+// Up reads a Profile (the member clusters, their node pools, regions and
+// the latencies between them; see Profiles), allocates the ports of every
+// component on 127.0.0.1, and runs kwokctl's binary runtime once per
+// cluster, all clusters in parallel, with the binaries that `make k8s-bin`
+// builds. It then waits for each API server to be ready, creates the
+// profile's Node objects with their capacity and topology labels, installs
+// Meridian's CRDs in the management cluster with server-side apply, and
+// registers every member as a Cluster whose kubeconfig lives in a Secret
+// in meridian-system. One kubeconfig file with a context per cluster ends
+// the work.
+//
+// # Where state lives
+//
+// Everything a testbed owns is under its folder (Options.Dir): kwokctl's
+// work directory (KWOK_WORKDIR, so nothing goes to ~/.kwok), one folder per
+// cluster with its PKI, etcd data, pid files and component logs, the
+// kubeconfig, and testbed.json, which records the profile and the ports.
+// A file lock on the folder keeps two commands from acting on the same
+// testbed at once.
+//
+// # How a testbed stops
+//
+// kwokctl starts each component in its own session and forgets it; its
+// delete command kills the pids it wrote down and does not check that they
+// are gone. Down therefore does not rely on pid files alone: it scans /proc
+// for every process whose executable path lies under the testbed's folder
+// (kwokctl runs components through links in that folder), kills each one's
+// process group, waits until none is left, and only then removes the
+// folder. A failed Up does the same before it returns, so no process
+// outlives an error.
+package testbed

@@ -1,0 +1,208 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// kwokctlConfiguration is the part of kwokctl's KwokctlConfiguration
+// (config.kwok.x-k8s.io/v1alpha1) that Up sets. Everything is explicit:
+// the runtime, because kwokctl otherwise looks for docker first; every
+// binary, as an absolute path, because kwokctl otherwise downloads them;
+// every port, including etcd's peer port, which has no flag.
+type kwokctlConfiguration struct {
+	APIVersion        string                  `json:"apiVersion"`
+	Kind              string                  `json:"kind"`
+	Options           kwokctlOptions          `json:"options"`
+	ComponentsPatches []kwokctlComponentPatch `json:"componentsPatches,omitempty"`
+}
+
+type kwokctlComponentPatch struct {
+	Name      string            `json:"name"`
+	ExtraArgs []kwokctlExtraArg `json:"extraArgs"`
+}
+
+type kwokctlExtraArg struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// podCIDR is where the kwok controller of the index-th cluster (0 for the
+// management cluster) takes pod IPs from: 10.<index>.0.1/16. kwok's
+// default, 10.0.0.1/24, is the same in every cluster, so pod IPs would
+// repeat across members; a node's spec.podCIDR cannot serve instead, since
+// the API server wants it canonical (10.1.1.0/24) and kwok then starts at
+// the network address.
+func podCIDR(index int) string { return fmt.Sprintf("10.%d.0.1/16", index) }
+
+type kwokctlOptions struct {
+	Runtime                     string   `json:"runtime"`
+	Components                  []string `json:"components"`
+	BindAddress                 string   `json:"bindAddress"`
+	KubeVersion                 string   `json:"kubeVersion,omitempty"`
+	SecurePort                  bool     `json:"securePort"`
+	QuietPull                   bool     `json:"quietPull"`
+	CacheDir                    string   `json:"cacheDir"`
+	EtcdBinary                  string   `json:"etcdBinary"`
+	KubeApiserverBinary         string   `json:"kubeApiserverBinary"`
+	KubeControllerManagerBinary string   `json:"kubeControllerManagerBinary"`
+	KubeSchedulerBinary         string   `json:"kubeSchedulerBinary"`
+	KwokControllerBinary        string   `json:"kwokControllerBinary"`
+	KubectlBinary               string   `json:"kubectlBinary,omitempty"`
+	KubeApiserverPort           int      `json:"kubeApiserverPort"`
+	EtcdPort                    int      `json:"etcdPort"`
+	EtcdPeerPort                int      `json:"etcdPeerPort"`
+	KubeControllerManagerPort   int      `json:"kubeControllerManagerPort"`
+	KubeSchedulerPort           int      `json:"kubeSchedulerPort"`
+	KwokControllerPort          int      `json:"kwokControllerPort"`
+}
+
+func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *clusterState) *kwokctlConfiguration {
+	p := cs.Ports
+	bin := func(name string) string { return filepath.Join(binDir, name) }
+	o := kwokctlOptions{
+		Runtime:                     "binary",
+		Components:                  Components,
+		BindAddress:                 "127.0.0.1",
+		KubeVersion:                 kubeVersion,
+		SecurePort:                  true,
+		QuietPull:                   true,
+		CacheDir:                    filepath.Join(l.kwokWorkdir(), "cache"),
+		EtcdBinary:                  bin("etcd"),
+		KubeApiserverBinary:         bin("kube-apiserver"),
+		KubeControllerManagerBinary: bin("kube-controller-manager"),
+		KubeSchedulerBinary:         bin("kube-scheduler"),
+		KwokControllerBinary:        bin("kwok"),
+		KubeApiserverPort:           p.KubeAPIServer,
+		EtcdPort:                    p.Etcd,
+		EtcdPeerPort:                p.EtcdPeer,
+		KubeControllerManagerPort:   p.KubeControllerManager,
+		KubeSchedulerPort:           p.KubeScheduler,
+		KwokControllerPort:          p.KwokController,
+	}
+	if filepath.Dir(kubectl) == binDir {
+		o.KubectlBinary = kubectl
+	}
+	return &kwokctlConfiguration{
+		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
+		Kind:       "KwokctlConfiguration",
+		Options:    o,
+		ComponentsPatches: []kwokctlComponentPatch{{
+			Name:      "kwok-controller",
+			ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
+		}},
+	}
+}
+
+// kwokctlEnv is the environment kwokctl runs in: the caller's, without any
+// KWOK_* variable (each overrides the configuration file: a KWOK_RUNTIME
+// left in a shell would turn the binary runtime into docker), with
+// KWOK_WORKDIR set to the testbed's, with kubectl's folder first on PATH,
+// and with kubectl's cache (KUBECACHEDIR, ~/.kube/cache by default) in the
+// testbed's folder too.
+func kwokctlEnv(l layout, kubectl string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "KWOK_") || strings.HasPrefix(kv, "KUBECACHEDIR=") {
+			continue
+		}
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + filepath.Dir(kubectl) + string(os.PathListSeparator) + v
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"KWOK_WORKDIR="+l.kwokWorkdir(),
+		"KUBECACHEDIR="+filepath.Join(l.kwokWorkdir(), "kube-cache"))
+}
+
+// createCluster runs `kwokctl create cluster` for one cluster and returns
+// when kwokctl has started every component and the API server answers.
+// While kwokctl works, the components' pid files are watched: a component
+// that dies fails the cluster at once, instead of after kwokctl's two
+// minutes of waiting for an API server that will never serve.
+func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kubectl, kubeVersion string) error {
+	cluster := cs.Name
+	cfg := newKwokctlConfiguration(l, binDir, kubectl, kubeVersion, cs)
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("failed to encode kwokctl configuration: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.kwokctlConfig(cluster)), 0o700); err != nil {
+		return fmt.Errorf("failed to create kwokctl folder: %w", err)
+	}
+	if err := os.WriteFile(l.kwokctlConfig(cluster), data, 0o600); err != nil {
+		return fmt.Errorf("failed to write kwokctl configuration: %w", err)
+	}
+	logFile, err := os.Create(l.kwokctlLog(cluster))
+	if err != nil {
+		return fmt.Errorf("failed to create kwokctl log: %w", err)
+	}
+	defer func() { _ = logFile.Close() }()
+
+	// --kubeconfig "" keeps kwokctl away from ~/.kube/config; Up writes its
+	// own kubeconfig.
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kwokctl"),
+		"--name", cluster, "--config", l.kwokctlConfig(cluster),
+		"create", "cluster", "--kubeconfig", "", "--timeout", "5m")
+	cmd.Env = kwokctlEnv(l, kubectl)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// kwokctl and the kubectl it runs share a process group, killed as one
+	// when ctx ends. The components are not in it: kwokctl gives each its
+	// own session, and Down finds them in /proc.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("failed to run kwokctl: %w", err)
+	}
+	var waitErr error
+	done := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(done) }()
+
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			if err := waitErr; err != nil {
+				if ctx.Err() != nil {
+					// Killed because the start was cancelled or timed out.
+					return context.Cause(ctx)
+				}
+				if c := l.deadComponent(cluster); c != "" {
+					return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
+				}
+				return &ComponentError{Cluster: cluster, Component: "kwokctl", Log: l.kwokctlLog(cluster), Err: err}
+			}
+			if c := l.deadComponent(cluster); c != "" {
+				return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
+			}
+			return nil
+		case <-tick.C:
+			if c := l.deadComponent(cluster); c != "" {
+				_ = cmd.Cancel()
+				<-done
+				return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
+			}
+		}
+	}
+}
+
+// deadComponent returns the first component (in start order) that kwokctl
+// started and that is not alive any more, "" when there is none.
+func (l layout) deadComponent(cluster string) string {
+	for _, c := range Components {
+		if pid := l.readPID(cluster, c); pid != 0 && !alive(pid) {
+			return c
+		}
+	}
+	return ""
+}

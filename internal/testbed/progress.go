@@ -1,0 +1,48 @@
+package testbed
+
+import (
+	"sync"
+	"time"
+)
+
+// Steps of a testbed's start, as Progress reports them.
+const (
+	// StepStart: kwokctl started etcd, kube-apiserver,
+	// kube-controller-manager, kube-scheduler and kwok.
+	StepStart = "start"
+	// StepReady: the API server is ready and the controller manager works
+	// (it created the default ServiceAccount).
+	StepReady = "ready"
+	// StepNodes: a member's fake nodes exist and are schedulable.
+	StepNodes = "nodes"
+	// StepCRDs: Meridian's CRDs are established in the management cluster.
+	StepCRDs = "crds"
+	// StepRegister: the members are Clusters of the management cluster.
+	StepRegister = "register"
+)
+
+// Progress is one finished step of one cluster.
+type Progress struct {
+	Cluster string
+	Step    string
+	// Took is how long the step took.
+	Took time.Duration
+	// Detail says what the step did, for a person to read.
+	Detail string
+}
+
+// progressFunc calls the caller's callback from one goroutine at a time,
+// so it need not be safe for concurrent use.
+type progressFunc struct {
+	mu sync.Mutex
+	f  func(Progress)
+}
+
+func (p *progressFunc) report(cluster, step string, since time.Time, detail string) {
+	if p.f == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.f(Progress{Cluster: cluster, Step: step, Took: time.Since(since), Detail: detail})
+}

@@ -1,0 +1,125 @@
+package testbed
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Role says what a cluster is for.
+type Role string
+
+// Roles of a testbed's clusters.
+const (
+	RoleManagement Role = "management"
+	RoleMember     Role = "member"
+)
+
+// Phases of a testbed as testbed.json records them.
+const (
+	PhaseStarting = "Starting"
+	PhaseUp       = "Up"
+	PhaseFailed   = "Failed"
+)
+
+// state is testbed.json: what Up decided, so that Status and Down work
+// from another process, even after Up died half-way.
+type state struct {
+	Name              string         `json:"name"`
+	Profile           string         `json:"profile"`
+	BinDir            string         `json:"binDir"`
+	KubernetesVersion string         `json:"kubernetesVersion"`
+	Phase             string         `json:"phase"`
+	StartedAt         time.Time      `json:"startedAt"`
+	Clusters          []clusterState `json:"clusters"`
+}
+
+type clusterState struct {
+	Name string `json:"name"`
+	// Index numbers the clusters: 0 for the management cluster, 1 and up
+	// for the members in profile order. Addresses derive from it.
+	Index int   `json:"index"`
+	Role  Role  `json:"role"`
+	Ports Ports `json:"ports"`
+	Nodes int   `json:"nodes"`
+}
+
+func (s *clusterState) server() string {
+	return fmt.Sprintf("https://127.0.0.1:%d", s.Ports.KubeAPIServer)
+}
+
+func (l layout) writeState(s *state) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("failed to encode testbed state: %w", err)
+	}
+	tmp := l.stateFile() + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("failed to write testbed state: %w", err)
+	}
+	if err := os.Rename(tmp, l.stateFile()); err != nil {
+		return fmt.Errorf("failed to write testbed state: %w", err)
+	}
+	return nil
+}
+
+// readState returns ErrNotFound when the folder holds no testbed.
+func (l layout) readState() (*state, error) {
+	data, err := os.ReadFile(l.stateFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w in %s", ErrNotFound, l.dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read testbed state: %w", err)
+	}
+	s := &state{}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("failed to decode %s: %w", l.stateFile(), err)
+	}
+	return s, nil
+}
+
+// lock takes the testbed's lock without waiting; the returned function
+// releases it. The lock dies with its process, so a killed command never
+// leaves the testbed locked.
+func (l layout) lock() (func(), error) {
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("failed to create testbed folder: %w", err)
+	}
+	f, err := os.OpenFile(l.lockFile(), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open testbed lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: another meridian testbed command is working on %s; wait for it or stop it", ErrBusy, l.dir)
+		}
+		return nil, fmt.Errorf("failed to lock %s: %w", l.lockFile(), err)
+	}
+	return func() { _ = f.Close() }, nil
+}
+
+// clean removes everything in the folder but the lock, which the caller
+// holds.
+func (l layout) clean() error {
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return fmt.Errorf("failed to read testbed folder: %w", err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(l.dir, e.Name())
+		if p == l.lockFile() {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("failed to remove %s: %w", p, err)
+		}
+	}
+	return nil
+}
