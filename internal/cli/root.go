@@ -22,6 +22,7 @@ placement code:
 	root.AddCommand(
 		newVersionCommand(),
 		newSimCommand(),
+		newControllerCommand(),
 		newTestbedCommand(),
 	)
 	return root

@@ -108,6 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, c); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Inventory.Disconnect(req.Name)
+			forget(req.Name)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get Cluster %q: %w", req.Name, err)
@@ -132,6 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	ready := r.connect(ctx, c)
 	r.Inventory.SetCluster(c, ready)
+	recordHealth(c.Name, ready)
 	if !ready {
 		logger.V(1).Info("Member not ready", "cluster", klog.KObj(c), "message", meta.FindStatusCondition(c.Status.Conditions, multiclusterv1alpha1.ClusterReady).Message)
 	}
@@ -167,6 +169,7 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 
 	now := metav1.Now()
 	sum := member.Summary()
+	recordCapacity(c.Name, sum)
 	c.Status.LastHeartbeatTime = &now
 	c.Status.KubernetesVersion = version
 	c.Status.NodeCount = sum.Nodes

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
@@ -39,6 +40,36 @@ func mcd(name string, replicas int32, cpu string, placement multiclusterv1alpha1
 	}}
 	d.Spec.Placement = placement
 	return d
+}
+
+// metricValue sums the samples of a metric family in controller-runtime's
+// registry (what /metrics serves) whose labels include labels.
+func metricValue(t *testing.T, family string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range families {
+		if f.GetName() != family {
+			continue
+		}
+	next:
+		for _, m := range f.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if have[k] != v {
+					continue next
+				}
+			}
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return sum
 }
 
 func (h *harness) create(t *testing.T, d *multiclusterv1alpha1.MultiClusterDeployment) {
@@ -128,6 +159,10 @@ func TestPlacesOnThePreferredClusterAndExplains(t *testing.T) {
 		if c.Reason == multiclusterv1alpha1.PlacementFiltered && c.Message == "" {
 			t.Errorf("cluster %s is filtered without a reason", c.Name)
 		}
+	}
+
+	if got := metricValue(t, "meridian_placement_decisions_total", map[string]string{"policy": "ClusterAffinity", "outcome": "placed"}); got < 1 {
+		t.Errorf("meridian_placement_decisions_total{policy=ClusterAffinity,outcome=placed} = %v, want at least 1", got)
 	}
 
 	// The member Deployment is traced back to its owner, and its namespace

@@ -53,6 +53,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mcd *multiclusterv1alp
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	r.Assumptions.Forget(mcd.Namespace + "/" + mcd.Name)
+	unplaced.DeleteLabelValues(mcd.Namespace, mcd.Name)
 	controllerutil.RemoveFinalizer(mcd, Finalizer)
 	if err := r.Client.Update(ctx, mcd); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to remove finalizer of MultiClusterDeployment %s/%s: %w", mcd.Namespace, mcd.Name, err)

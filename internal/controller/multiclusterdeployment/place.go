@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,10 +57,22 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 
 	snap := r.Inventory.Snapshot(nil)
 	snap.ApplyAssumptions(r.Assumptions)
+	start := time.Now()
 	d, err := r.Framework.Place(ctx, snap, w)
+	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(time.Since(start).Seconds())
 	if err != nil {
+		decisions.WithLabelValues(string(w.Policy), outcomeInvalid).Inc()
 		return nil, fmt.Errorf("failed to place: %w", err)
 	}
+	switch {
+	case d.Unplaced == 0:
+		decisions.WithLabelValues(string(w.Policy), outcomePlaced).Inc()
+	case len(d.Assignments) > 0:
+		decisions.WithLabelValues(string(w.Policy), outcomePartial).Inc()
+	default:
+		decisions.WithLabelValues(string(w.Policy), outcomeNone).Inc()
+	}
+	unplaced.WithLabelValues(mcd.Namespace, mcd.Name).Set(float64(d.Unplaced))
 	r.Assumptions.Assume(w, d)
 	p.decision = d
 	maps.Copy(p.target, p.held)

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
+)
+
+type controllerFlags struct {
+	kubeconfig, context string
+	namespace           string
+	leaderElect         bool
+	metricsAddr         string
+	probeAddr           string
+	opts                controller.Options
+}
+
+func newControllerCommand() *cobra.Command {
+	f := &controllerFlags{}
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the management-plane controllers: inventory, placement, propagation and status",
+		Long: `Run Meridian's controllers against the management cluster: they connect to every
+member Cluster, place MultiClusterDeployments by policy, propagate them into the
+members and report what runs where. Leader election lets several replicas run
+for availability; metrics are served in Prometheus format.
+
+The management cluster is the current context of --kubeconfig, $KUBECONFIG or
+~/.kube/config, or the in-cluster configuration. Meridian's CRDs must be
+installed there (kubectl apply --server-side -f config/crd/bases).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runController(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the management cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
+	fl.StringVar(&f.context, "context", "", "kubeconfig context of the management cluster")
+	fl.StringVar(&f.opts.Namespace, "namespace", "meridian-system", "namespace of the leader-election lease and of kubeconfig Secrets that name none")
+	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader, so that only one replica acts at a time")
+	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
+	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
+	fl.DurationVar(&f.opts.HeartbeatInterval, "heartbeat-interval", 10*time.Second, "time between two heartbeats of a member cluster")
+	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
+	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
+	fl.DurationVar(&f.opts.OrphanSweepInterval, "orphan-sweep-interval", time.Minute, "time between two sweeps for member objects whose owner is gone")
+	return cmd
+}
+
+func runController(cmd *cobra.Command, f *controllerFlags) error {
+	ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr())))
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("failed to load the management cluster's kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := multiclusterv1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: f.metricsAddr},
+		HealthProbeBindAddress:  f.probeAddr,
+		LeaderElection:          f.leaderElect,
+		LeaderElectionID:        "meridian-controller",
+		LeaderElectionNamespace: f.opts.Namespace,
+		// Release the lease on a clean stop, so that another replica takes
+		// over at once.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	if _, err := controller.Setup(mgr, f.opts); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "meridian controller: managing %s (metrics on %s, leader election %v)\n", cfg.Host, f.metricsAddr, f.leaderElect)
+	return mgr.Start(cmd.Context())
+}
