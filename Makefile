@@ -56,6 +56,14 @@ test: k8s-bin ## Build what is missing, then run every test (unit and envtest) w
 test-unit: ## Run the tests that need no API server.
 	go test $(GO_TEST_FLAGS) -short ./...
 
+.PHONY: test-e2e
+test-e2e: k8s-bin ## Run the end-to-end tests on a local testbed (seed 001 VI-B at reduced scale).
+	@hack/test.sh ./test/e2e/...
+
+.PHONY: bench-e2e
+bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
+	$(BIN)/meridian bench e2e
+
 .PHONY: bench
 bench: ## Run the placement benchmarks on one core.
 	go test -run '^$$' -bench . -benchmem -cpu 1 ./internal/placement/...

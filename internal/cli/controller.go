@@ -19,7 +19,6 @@ import (
 
 type controllerFlags struct {
 	kubeconfig, context string
-	namespace           string
 	leaderElect         bool
 	metricsAddr         string
 	probeAddr           string

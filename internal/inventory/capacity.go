@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
@@ -22,6 +23,9 @@ type capacityIndex struct {
 	// it is kept apart from nodes so that pods seen before their node count.
 	requested map[string]placement.Resources
 	pods      map[types.UID]podEntry
+	// bound counts, per owner key (see OwnerKey), the owner's pods bound to
+	// a node and not finished; owners whose pods are all gone stay at zero.
+	bound map[string]int32
 }
 
 type nodeEntry struct {
@@ -31,7 +35,17 @@ type nodeEntry struct {
 
 type podEntry struct {
 	node    string
+	owner   string
 	request placement.Resources
+}
+
+// OwnerKey names the owner of a member object or pod labelled by Meridian,
+// as kind/namespace/name; it is "" for objects Meridian did not make.
+func OwnerKey(labels map[string]string) string {
+	if labels[multiclusterv1alpha1.LabelManagedBy] != multiclusterv1alpha1.ManagedByMeridian || labels[multiclusterv1alpha1.LabelOwnerName] == "" {
+		return ""
+	}
+	return labels[multiclusterv1alpha1.LabelOwnerKind] + "/" + labels[multiclusterv1alpha1.LabelOwnerNamespace] + "/" + labels[multiclusterv1alpha1.LabelOwnerName]
 }
 
 func newCapacityIndex() *capacityIndex {
@@ -39,6 +53,7 @@ func newCapacityIndex() *capacityIndex {
 		nodes:     map[string]nodeEntry{},
 		requested: map[string]placement.Resources{},
 		pods:      map[types.UID]podEntry{},
+		bound:     map[string]int32{},
 	}
 }
 
@@ -76,9 +91,12 @@ func (x *capacityIndex) setPod(p *corev1.Pod) {
 	if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 		return
 	}
-	e := podEntry{node: p.Spec.NodeName, request: placement.PodRequests(p)}
+	e := podEntry{node: p.Spec.NodeName, owner: OwnerKey(p.Labels), request: placement.PodRequests(p)}
 	x.pods[p.UID] = e
 	x.requested[e.node] = add(x.requested[e.node], e.request, 1)
+	if e.owner != "" {
+		x.bound[e.owner]++
+	}
 }
 
 func (x *capacityIndex) deletePod(uid types.UID) {
@@ -93,12 +111,22 @@ func (x *capacityIndex) removePodLocked(uid types.UID) {
 		return
 	}
 	delete(x.pods, uid)
+	if e.owner != "" {
+		x.bound[e.owner]--
+	}
 	r := add(x.requested[e.node], e.request, -1)
 	if r.Pods <= 0 {
 		delete(x.requested, e.node)
 		return
 	}
 	x.requested[e.node] = r
+}
+
+// boundByOwner returns a copy of the bound pod counts per owner key.
+func (x *capacityIndex) boundByOwner() map[string]int32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return maps.Clone(x.bound)
 }
 
 // Nodes returns the member's nodes sorted by name, with Requested filled.

@@ -260,6 +260,29 @@ func prices(p *multiclusterv1alpha1.ClusterPrices) placement.Prices {
 	return out
 }
 
+// SnapshotFor returns Snapshot(traffic) with the replicas a reserves that
+// are not yet visible in the members. The pods each member shows bound for
+// an owner are reported to a first (Assumptions.Observe), from the
+// inventory's live counts, so that a pod is never counted twice between
+// being bound and its owner's next reconcile. Workload keys in a must be
+// OwnerKey values.
+func (inv *Inventory) SnapshotFor(traffic map[string]map[string]float64, a *placement.Assumptions) *placement.Snapshot {
+	inv.mu.RLock()
+	bound := make(map[string]map[string]int32, len(inv.members))
+	for name, m := range inv.members {
+		bound[name] = m.capacity.boundByOwner()
+	}
+	inv.mu.RUnlock()
+	for cluster, owners := range bound {
+		for key, n := range owners {
+			a.Observe(key, cluster, n)
+		}
+	}
+	s := inv.Snapshot(traffic)
+	s.ApplyAssumptions(a)
+	return s
+}
+
 // Snapshot returns the placement framework's view of every known cluster. A
 // cluster without a live connection is in it, not ready and without nodes, so
 // that decisions explain why it was not used.

@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	mcd := &multiclusterv1alpha1.MultiClusterDeployment{}
 	if err := r.Client.Get(ctx, req.NamespacedName, mcd); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Assumptions.Forget(req.String())
+			r.Assumptions.Forget(Key(req.Namespace, req.Name))
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get MultiClusterDeployment %s: %w", req, err)

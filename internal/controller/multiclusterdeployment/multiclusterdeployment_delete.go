@@ -52,7 +52,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mcd *multiclusterv1alp
 		// Wait until the members' caches no longer show them.
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	r.Assumptions.Forget(mcd.Namespace + "/" + mcd.Name)
+	r.Assumptions.Forget(Key(mcd.Namespace, mcd.Name))
 	unplaced.DeleteLabelValues(mcd.Namespace, mcd.Name)
 	controllerutil.RemoveFinalizer(mcd, Finalizer)
 	if err := r.Client.Update(ctx, mcd); client.IgnoreNotFound(err) != nil {

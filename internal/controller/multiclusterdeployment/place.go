@@ -50,13 +50,9 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		case m.ready && m.replicas > 0:
 			w.Current[name] = m.replicas
 		}
-		if m.ready {
-			r.Assumptions.Observe(w.Key, name, m.bound)
-		}
 	}
 
-	snap := r.Inventory.Snapshot(nil)
-	snap.ApplyAssumptions(r.Assumptions)
+	snap := r.Inventory.SnapshotFor(nil, r.Assumptions)
 	start := time.Now()
 	d, err := r.Framework.Place(ctx, snap, w)
 	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(time.Since(start).Seconds())
@@ -112,7 +108,7 @@ func Workload(mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Work
 	}
 	pl := mcd.Spec.Placement
 	w := &placement.Workload{
-		Key:          mcd.Namespace + "/" + mcd.Name,
+		Key:          Key(mcd.Namespace, mcd.Name),
 		Kind:         placement.KindDeployment,
 		Replicas:     replicas,
 		PodRequests:  placement.PodRequests(&corev1.Pod{Spec: mcd.Spec.Template.Spec}),
@@ -139,6 +135,10 @@ func Workload(mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Work
 	}
 	return w, nil
 }
+
+// Key is the placement key of a MultiClusterDeployment: the inventory's
+// owner key of its member objects.
+func Key(namespace, name string) string { return Kind + "/" + namespace + "/" + name }
 
 // Policy returns the placement policy of pl, defaulted: ClusterAffinity
 // when locations are given, WorstFit otherwise.

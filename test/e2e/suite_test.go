@@ -1,0 +1,123 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/testbed"
+)
+
+// world is a running testbed with Meridian's controllers.
+type world struct {
+	tb      *testbed.Testbed
+	mgmt    client.Client
+	members map[string]client.Client
+}
+
+// start brings up a testbed of profile and runs the controllers on it; both
+// stop when t ends.
+func start(t *testing.T, profile *testbed.Profile) *world {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping end-to-end test on real clusters in -short mode")
+	}
+	ctrllog.SetLogger(logr.Discard())
+	dir := filepath.Join(t.TempDir(), "testbed")
+	t.Cleanup(func() {
+		if _, err := testbed.Down(context.Background(), dir); err != nil {
+			t.Errorf("failed to stop the testbed: %v", err)
+		}
+	})
+	begin := time.Now()
+	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "e2e", Dir: dir, Profile: profile})
+	if err != nil {
+		t.Fatalf("failed to start the testbed: %v", err)
+	}
+	t.Logf("testbed %s up in %s", profile.Name, time.Since(begin).Round(100*time.Millisecond))
+	w := &world{tb: tb, members: map[string]client.Client{}}
+	if w.mgmt, err = tb.Management().Client(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range tb.Members() {
+		if w.members[m.Name], err = m.Client(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	mgr, err := ctrl.NewManager(tb.Management().Config, ctrl.Options{
+		Scheme:                 testbed.Scheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := controller.Setup(mgr, controller.Options{
+		HeartbeatInterval: 2 * time.Second, HeartbeatTimeout: 2 * time.Second, PendingGrace: 5 * time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("controller manager: %v", err)
+		}
+	})
+	w.waitFor(t, 60*time.Second, "members Ready", func() string {
+		var list multiclusterv1alpha1.ClusterList
+		if err := w.mgmt.List(t.Context(), &list); err != nil {
+			return err.Error()
+		}
+		for _, c := range list.Items {
+			if !isTrue(c.Status.Conditions, multiclusterv1alpha1.ClusterReady) {
+				return fmt.Sprintf("%s not Ready", c.Name)
+			}
+		}
+		return ""
+	})
+	return w
+}
+
+func (w *world) namespace(t *testing.T, name string) {
+	t.Helper()
+	if err := w.mgmt.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls check every 200 ms until it returns "" or timeout passes.
+func (w *world) waitFor(t *testing.T, timeout time.Duration, what string, check func() string) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if last = check(); last == "" {
+			return
+		}
+	}
+	t.Fatalf("%s: not reached within %s: %s", what, timeout, last)
+}
+
+func isTrue(conds []metav1.Condition, kind string) bool {
+	for _, c := range conds {
+		if c.Type == kind {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
