@@ -23,6 +23,7 @@ placement code:
 		newVersionCommand(),
 		newSimCommand(),
 		newControllerCommand(),
+		newBenchCommand(),
 		newTestbedCommand(),
 	)
 	return root

@@ -1,0 +1,288 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/testbed"
+)
+
+// Options say what to measure.
+type Options struct {
+	// Testbed is the running testbed to measure on.
+	Testbed *testbed.Testbed
+	// Replicas are the sizes to measure (seed 001: 1, 10, 100).
+	Replicas []int32
+	// Policies are the placement policies to measure.
+	Policies []multiclusterv1alpha1.PlacementPolicy
+	// Runs is how many times each case runs; the table shows the median.
+	Runs int
+	// Timeout bounds one run.
+	Timeout time.Duration
+	// Progress receives a line per run.
+	Progress io.Writer
+}
+
+// Result is one measured case.
+type Result struct {
+	Policy   multiclusterv1alpha1.PlacementPolicy
+	Replicas int32
+	// Deployed and Running are the medians over the runs of the time from
+	// creating the MultiClusterDeployment until every member Deployment
+	// exists with all the replicas, and until every pod is Running.
+	Deployed, Running time.Duration
+	// Clusters is where the replicas went in the last run.
+	Clusters string
+}
+
+// paperTableIV holds seed 001's Table IV (seconds), by policy and replicas.
+var paperTableIV = map[multiclusterv1alpha1.PlacementPolicy]map[int32]float64{
+	multiclusterv1alpha1.TrafficAware:    {1: 8.63, 10: 8.67, 100: 9.71},
+	multiclusterv1alpha1.ClusterAffinity: {1: 1.88, 10: 1.78, 100: 11.53},
+}
+
+// E2E runs the controllers against the testbed and measures every case.
+func E2E(ctx context.Context, o Options) ([]Result, error) {
+	tb := o.Testbed
+	mgmt, err := tb.Management().Client()
+	if err != nil {
+		return nil, err
+	}
+	members := map[string]client.Client{}
+	for _, m := range tb.Members() {
+		if members[m.Name], err = m.Client(); err != nil {
+			return nil, err
+		}
+	}
+	stop, err := runControllers(ctx, tb)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	if err := waitMembersReady(ctx, mgmt, o.Timeout); err != nil {
+		return nil, err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "meridian-bench"}}
+	if err := mgmt.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
+		return nil, fmt.Errorf("failed to create namespace: %w", err)
+	}
+
+	var results []Result
+	first := tb.Members()[1].Name // seed 001's cluster2 (Nantes), where the paper starts
+	for _, policy := range o.Policies {
+		for _, n := range o.Replicas {
+			r := Result{Policy: policy, Replicas: n}
+			var deployed, running []time.Duration
+			for run := range o.Runs {
+				name := fmt.Sprintf("bench-%s-%d-%d", strings.ToLower(string(policy)), n, run)
+				d, rn, clusters, err := measure(ctx, mgmt, members, workload(name, n, policy, first), o.Timeout)
+				if err != nil {
+					return results, fmt.Errorf("%s with %d replicas, run %d: %w", policy, n, run+1, err)
+				}
+				deployed, running = append(deployed, d), append(running, rn)
+				r.Clusters = clusters
+				if o.Progress != nil {
+					fmt.Fprintf(o.Progress, "bench: %-15s %3d replicas run %d/%d: deployed %6.2fs, running %6.2fs (%s)\n",
+						policy, n, run+1, o.Runs, d.Seconds(), rn.Seconds(), clusters)
+				}
+			}
+			r.Deployed, r.Running = median(deployed), median(running)
+			results = append(results, r)
+		}
+	}
+	return results, nil
+}
+
+// workload is seed 001's VI-E deployment: pods of 0.5 CPU and 512 MB, with
+// bursting; the cluster-affinity one prefers first.
+func workload(name string, replicas int32, policy multiclusterv1alpha1.PlacementPolicy, first string) *multiclusterv1alpha1.MultiClusterDeployment {
+	d := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "meridian-bench"}}
+	d.Spec.Replicas = ptr.To(replicas)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+	d.Spec.Template.Labels = map[string]string{"app": name}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{
+		Name: "app", Image: "registry.k8s.io/hpa-example",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi"),
+		}},
+	}}
+	d.Spec.Placement = multiclusterv1alpha1.Placement{
+		Policy:   policy,
+		Bursting: &multiclusterv1alpha1.Bursting{Enabled: true, Policy: multiclusterv1alpha1.BurstNearestFirst},
+	}
+	if policy == multiclusterv1alpha1.ClusterAffinity {
+		d.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{multiclusterv1alpha1.ClusterName(first)}
+	}
+	return d
+}
+
+// measure creates mcd and times it, then deletes it and waits until the
+// members are clean again.
+func measure(ctx context.Context, mgmt client.Client, members map[string]client.Client, mcd *multiclusterv1alpha1.MultiClusterDeployment, timeout time.Duration) (deployed, running time.Duration, clusters string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	want := *mcd.Spec.Replicas
+	start := time.Now()
+	if err := mgmt.Create(ctx, mcd); err != nil {
+		return 0, 0, "", fmt.Errorf("failed to create: %w", err)
+	}
+	for deployed == 0 || running == 0 {
+		specs, runningPods, _, err := observe(ctx, members, mcd.Name)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if deployed == 0 && specs == want {
+			deployed = time.Since(start)
+		}
+		if runningPods == want {
+			running = time.Since(start)
+			if deployed == 0 {
+				deployed = running
+			}
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return 0, 0, "", fmt.Errorf("not all %d replicas Running within %s: %w", want, timeout, err)
+		}
+	}
+	got := &multiclusterv1alpha1.MultiClusterDeployment{}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got); err == nil {
+		clusters = got.Status.Summary
+	}
+	if err := mgmt.Delete(ctx, mcd); err != nil {
+		return 0, 0, "", fmt.Errorf("failed to delete: %w", err)
+	}
+	for {
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got); apierrors.IsNotFound(err) {
+			// Terminating pods still hold their nodes' room: wait them out,
+			// so that the next case starts on empty members.
+			if _, _, pods, err := observe(ctx, members, mcd.Name); err == nil && pods == 0 {
+				return deployed, running, clusters, nil
+			}
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return 0, 0, "", fmt.Errorf("members not clean after deletion: %w", err)
+		}
+	}
+}
+
+// observe sums, over the members, the replicas of the member Deployments of
+// name, its Running pods, and all its pods (terminating ones too).
+func observe(ctx context.Context, members map[string]client.Client, name string) (specs, running, all int32, err error) {
+	for cluster, c := range members {
+		d := &appsv1.Deployment{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: "meridian-bench", Name: name}, d)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return 0, 0, 0, fmt.Errorf("failed to read Deployment in %s: %w", cluster, err)
+		default:
+			specs += ptr.Deref(d.Spec.Replicas, 0)
+		}
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods, client.InNamespace("meridian-bench"), client.MatchingLabels{"app": name}); err != nil {
+			return 0, 0, 0, fmt.Errorf("failed to list pods in %s: %w", cluster, err)
+		}
+		all += int32(len(pods.Items))
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() {
+				running++
+			}
+		}
+	}
+	return specs, running, all, nil
+}
+
+func runControllers(ctx context.Context, tb *testbed.Testbed) (stop func(), err error) {
+	mgr, err := ctrl.NewManager(tb.Management().Config, ctrl.Options{
+		Scheme:                 testbed.Scheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	if _, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 5 * time.Second}); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = mgr.Start(ctx)
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
+func waitMembersReady(ctx context.Context, mgmt client.Client, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		var list multiclusterv1alpha1.ClusterList
+		if err := mgmt.List(ctx, &list); err == nil && len(list.Items) > 0 {
+			ready := 0
+			for _, c := range list.Items {
+				for _, cond := range c.Status.Conditions {
+					if cond.Type == multiclusterv1alpha1.ClusterReady && cond.Status == metav1.ConditionTrue {
+						ready++
+					}
+				}
+			}
+			if ready == len(list.Items) {
+				return nil
+			}
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("members not Ready: %w", err)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// Table writes the results beside seed 001's Table IV.
+func Table(w io.Writer, results []Result, runs int) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "policy\treplicas\tmember Deployments exist\tall pods Running\tmck8s (Table IV)\tclusters\t\n")
+	for _, r := range results {
+		paper := "-"
+		if v, ok := paperTableIV[r.Policy][r.Replicas]; ok {
+			paper = fmt.Sprintf("%.2fs", v)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2fs\t%.2fs\t%s\t%s\t\n", r.Policy, r.Replicas, r.Deployed.Seconds(), r.Running.Seconds(), paper, r.Clusters)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nMedian of %d runs each; pods of 0.5 CPU and 512Mi with bursting nearest-first, on the seed001 testbed (kwok nodes).\n", runs)
+	return err
+}
