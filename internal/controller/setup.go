@@ -4,13 +4,20 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
+	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
+	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
 // Options tune the management-plane controllers.
@@ -27,6 +34,21 @@ type Options struct {
 	// OrphanSweepInterval is the time between two sweeps for member objects
 	// whose owner is gone.
 	OrphanSweepInterval time.Duration
+}
+
+// SweptKinds are the owners whose member objects the orphan sweeper checks.
+func SweptKinds() []propagation.SweptKind {
+	return []propagation.SweptKind{{
+		OwnerKind: multiclusterdeployment.Kind,
+		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterDeployment{} },
+		NewLists:  func() []client.ObjectList { return []client.ObjectList{&appsv1.DeploymentList{}} },
+	}, {
+		OwnerKind: multiclusterservice.Kind,
+		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterService{} },
+		NewLists: func() []client.ObjectList {
+			return []client.ObjectList{&corev1.ServiceList{}, &mcsv1beta1.ServiceExportList{}}
+		},
+	}}
 }
 
 // Setup adds the inventory and every management-plane controller to mgr.
@@ -59,8 +81,15 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
-	if err := mgr.Add(&multiclusterdeployment.OrphanSweeper{
-		Reader: mgr.GetAPIReader(), Inventory: inv, Interval: opts.OrphanSweepInterval,
+	if err := (&multiclusterservice.Reconciler{
+		Client:    mgr.GetClient(),
+		Inventory: inv,
+		Recorder:  mgr.GetEventRecorder("meridian-service"),
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the MultiClusterService controller: %w", err)
+	}
+	if err := mgr.Add(&propagation.Sweeper{
+		Reader: mgr.GetAPIReader(), Inventory: inv, Interval: opts.OrphanSweepInterval, Kinds: SweptKinds(),
 	}); err != nil {
 		return nil, fmt.Errorf("failed to add the orphan sweeper: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
@@ -60,13 +61,15 @@ type Env struct {
 	Members    []*Cluster
 }
 
-// Scheme returns a scheme with the core Kubernetes types and Meridian's API.
+// Scheme returns a scheme with the core Kubernetes types, Meridian's API and
+// the Multi-Cluster Services API.
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		apiextensionsv1.AddToScheme,
 		multiclusterv1alpha1.AddToScheme,
+		mcsv1beta1.Install,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("failed to build scheme: %v", err))

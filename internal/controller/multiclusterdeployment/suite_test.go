@@ -19,6 +19,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
+	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
@@ -104,7 +105,11 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 		}).SetupWithManager(mgr); err != nil {
 			return err
 		}
-		if err := mgr.Add(&multiclusterdeployment.OrphanSweeper{Reader: mgr.GetAPIReader(), Inventory: inv, Interval: 500 * time.Millisecond}); err != nil {
+		if err := mgr.Add(&propagation.Sweeper{Reader: mgr.GetAPIReader(), Inventory: inv, Interval: 500 * time.Millisecond, Kinds: []propagation.SweptKind{{
+			OwnerKind: multiclusterdeployment.Kind,
+			NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterDeployment{} },
+			NewLists:  func() []client.ObjectList { return []client.ObjectList{&appsv1.DeploymentList{}} },
+		}}}); err != nil {
 			return err
 		}
 		return (&multiclusterdeployment.Reconciler{
