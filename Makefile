@@ -32,7 +32,7 @@ sim: ## Run the simulator on seed 001's VI-B scenario and print the comparison.
 	go run ./cmd/meridian sim
 
 .PHONY: k8s-bin
-k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, etcd, kwok once into bin/k8s/<version>.
+k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok once into bin/k8s/<version>.
 	@hack/k8s-bin.sh >/dev/null
 
 ##@ Generate
@@ -49,7 +49,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/ from markers
 ##@ Test
 
 .PHONY: test
-test: k8s-bin ## Build what is missing, then run every test (unit and envtest) with a summary.
+test: k8s-bin ## Build what is missing, then run every test (unit, envtest, end-to-end) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit
