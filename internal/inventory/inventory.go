@@ -8,8 +8,13 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -320,4 +325,13 @@ func setLatency(l placement.Latency, a, b string, d time.Duration) {
 	if _, ok := l[b][a]; !ok {
 		l[b][a] = d
 	}
+}
+
+// OwnerSource is a controller source that enqueues the owner (namespace and
+// name) of every member object or pod of an owner of kind that changes.
+func (inv *Inventory) OwnerSource(kind string) source.Source {
+	return source.Channel(inv.SubscribeOwners(kind), handler.EnqueueRequestsFromMapFunc(
+		func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
+		}))
 }

@@ -169,17 +169,9 @@ func mustMember(t *testing.T, inv *inventory.Inventory, name string) *inventory.
 	return m
 }
 
-// eventually polls check until it returns "" or 10 s pass, and reports the
-// last difference.
 func eventually(t *testing.T, check func() string) {
 	t.Helper()
-	var diff string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if diff = check(); diff == "" {
-			return
-		}
-	}
-	t.Errorf("condition not met within 10s (-want +got):\n%s", diff)
+	testenv.Eventually(t, 10*time.Second, "index follows the member", check)
 }
 
 func TestHeartbeatOfAnUnreachableMemberFailsWithinTimeout(t *testing.T) {

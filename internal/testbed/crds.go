@@ -11,33 +11,19 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/config"
+	"github.com/meridian-dev/meridian/internal/scheme"
 )
 
 // FieldManager is the server-side apply field manager of what the testbed
 // writes.
 const FieldManager = "meridian-testbed"
 
-// Scheme returns a scheme with the core Kubernetes types, CRDs and
-// Meridian's API.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme,
-		apiextensionsv1.AddToScheme,
-		multiclusterv1alpha1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			panic(fmt.Sprintf("failed to build scheme: %v", err))
-		}
-	}
-	return s
-}
+// Scheme returns the scheme of the testbed's clients (see package scheme).
+func Scheme() *runtime.Scheme { return scheme.New() }
 
 // crdObjects decodes every CRD config.CRDs embeds, in file order.
 func crdObjects() ([]*unstructured.Unstructured, error) {

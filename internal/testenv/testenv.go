@@ -9,17 +9,14 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
-	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/scheme"
 )
 
 // Options say what to start.
@@ -61,22 +58,8 @@ type Env struct {
 	Members    []*Cluster
 }
 
-// Scheme returns a scheme with the core Kubernetes types, Meridian's API and
-// the Multi-Cluster Services API.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme,
-		apiextensionsv1.AddToScheme,
-		multiclusterv1alpha1.AddToScheme,
-		mcsv1beta1.Install,
-	} {
-		if err := add(s); err != nil {
-			panic(fmt.Sprintf("failed to build scheme: %v", err))
-		}
-	}
-	return s
-}
+// Scheme returns the scheme of the harness's clients (see package scheme).
+func Scheme() *runtime.Scheme { return scheme.New() }
 
 var setLoggerOnce sync.Once
 

@@ -41,16 +41,9 @@ func start(t *testing.T, members int) (*testenv.Env, *inventory.Inventory) {
 	return env, inv
 }
 
-// eventually polls check every 100 ms until it returns "" or 20 s pass.
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	var last string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if last = check(); last == "" {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached within 20s: %s", what, last)
+	testenv.Eventually(t, 20*time.Second, what, check)
 }
 
 func addNode(t *testing.T, c client.Client, name, cpu string) {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,14 +66,10 @@ func (r *Reconciler) defaults() {
 // MultiClusterDeployment.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
-	owners := source.Channel(r.Inventory.SubscribeOwners(Kind), handler.EnqueueRequestsFromMapFunc(
-		func(_ context.Context, o client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
-		}))
 	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.all))
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&multiclusterv1alpha1.MultiClusterDeployment{}).
-		WatchesRawSource(owners).
+		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
 		WatchesRawSource(clusters).
 		Named("multiclusterdeployment").
 		Complete(r)

@@ -213,14 +213,7 @@ func isTrue(conds []metav1.Condition, kind string) bool {
 	return false
 }
 
-// eventually polls check every 100 ms until it returns "" or 30 s pass.
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if last = check(); last == "" {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached within 30s: %s", what, last)
+	testenv.Eventually(t, 30*time.Second, what, check)
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,10 +55,6 @@ type Reconciler struct {
 // MultiClusterDeployment, of a member Service Meridian made, or of a
 // member's health re-reconciles the Services it may concern.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	owners := source.Channel(r.Inventory.SubscribeOwners(Kind), handler.EnqueueRequestsFromMapFunc(
-		func(_ context.Context, o client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
-		}))
 	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(
 		func(ctx context.Context, _ client.Object) []reconcile.Request { return r.servicesIn(ctx, "") }))
 	return ctrl.NewControllerManagedBy(mgr).
@@ -68,7 +63,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			func(ctx context.Context, o client.Object) []reconcile.Request {
 				return r.servicesIn(ctx, o.GetNamespace())
 			})).
-		WatchesRawSource(owners).
+		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
 		WatchesRawSource(clusters).
 		Named("multiclusterservice").
 		Complete(r)

@@ -100,11 +100,5 @@ func addNode(t *testing.T, c client.Client, name string) {
 
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if last = check(); last == "" {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached within 30s: %s", what, last)
+	testenv.Eventually(t, 30*time.Second, what, check)
 }

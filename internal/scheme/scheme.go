@@ -1,0 +1,32 @@
+// Package scheme builds the runtime.Scheme of every client Meridian makes,
+// in the management cluster and in members: the core Kubernetes types,
+// CustomResourceDefinitions, Meridian's API, and the Multi-Cluster Services
+// API (ServiceExport) that MultiClusterServices write into members.
+package scheme
+
+import (
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// New returns a new scheme with every kind Meridian reads or writes.
+func New() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme,
+		apiextensionsv1.AddToScheme,
+		multiclusterv1alpha1.AddToScheme,
+		mcsv1beta1.Install,
+	} {
+		if err := add(s); err != nil {
+			panic(fmt.Sprintf("failed to build scheme: %v", err))
+		}
+	}
+	return s
+}
