@@ -1,0 +1,90 @@
+package propagation_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/propagation"
+)
+
+func TestDeploymentCarriesItsOwner(t *testing.T) {
+	mcd := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{
+		Name: "web", Namespace: "shop", UID: "u-1", Generation: 4, Labels: map[string]string{"team": "a"},
+	}}
+	mcd.Spec.Replicas = ptr.To[int32](10)
+	mcd.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	mcd.Spec.Template.Labels = map[string]string{"app": "web"}
+	mcd.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}
+
+	d := propagation.Deployment(mcd, 3)
+
+	owner := map[string]string{
+		multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment",
+		multiclusterv1alpha1.LabelOwnerNamespace: "shop", multiclusterv1alpha1.LabelOwnerName: "web",
+	}
+	type view struct {
+		Replicas                    int32
+		Labels, TemplateLabels, Ann map[string]string
+	}
+	want := view{
+		Replicas:       3,
+		Labels:         map[string]string{"team": "a", multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment", multiclusterv1alpha1.LabelOwnerNamespace: "shop", multiclusterv1alpha1.LabelOwnerName: "web"},
+		TemplateLabels: map[string]string{"app": "web", multiclusterv1alpha1.LabelManagedBy: "meridian", multiclusterv1alpha1.LabelOwnerKind: "MultiClusterDeployment", multiclusterv1alpha1.LabelOwnerNamespace: "shop", multiclusterv1alpha1.LabelOwnerName: "web"},
+		Ann:            map[string]string{multiclusterv1alpha1.AnnotationOwnerUID: "u-1", multiclusterv1alpha1.AnnotationOwnerGeneration: "4"},
+	}
+	got := view{*d.Spec.Replicas, d.Labels, d.Spec.Template.Labels, d.Annotations}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("member Deployment (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"app": "web"}, mcd.Spec.Template.Labels); diff != "" {
+		t.Errorf("building the member Deployment changed the owner's template (-want +got):\n%s", diff)
+	}
+	if o, ok := propagation.OwnerOf(d); !ok || o != (propagation.Owner{Kind: "MultiClusterDeployment", Namespace: "shop", Name: "web", UID: "u-1"}) {
+		t.Errorf("OwnerOf(member Deployment) = %+v, %v", o, ok)
+	}
+	if diff := cmp.Diff(owner, map[string]string(propagation.OwnerOfDeployment(mcd).Selector())); diff != "" {
+		t.Errorf("owner selector (-want +got):\n%s", diff)
+	}
+}
+
+func TestOwnerOfIgnoresObjectsMeridianDidNotMake(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+	}{
+		{name: "no labels"},
+		{name: "another manager", labels: map[string]string{multiclusterv1alpha1.LabelManagedBy: "helm", multiclusterv1alpha1.LabelOwnerName: "web"}},
+		{name: "managed but no owner", labels: map[string]string{multiclusterv1alpha1.LabelManagedBy: "meridian"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels}}
+			if o, ok := propagation.OwnerOf(obj); ok {
+				t.Errorf("OwnerOf() = %+v, true; want false", o)
+			}
+		})
+	}
+}
+
+func TestServiceKeepsMeshAnnotationsButNotKubectls(t *testing.T) {
+	mcs := &multiclusterv1alpha1.MultiClusterService{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", Annotations: map[string]string{
+		"io.cilium/global-service": "true", corev1.LastAppliedConfigAnnotation: "{}",
+	}}}
+	mcs.Spec.Selector = map[string]string{"app": "api"}
+	mcs.Spec.Ports = []corev1.ServicePort{{Port: 80}}
+	s := propagation.Service(mcs)
+	if _, ok := s.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		t.Errorf("member Service carries kubectl's last-applied annotation of the management object")
+	}
+	if s.Annotations["io.cilium/global-service"] != "true" {
+		t.Errorf("member Service lost the mesh annotation: %v", s.Annotations)
+	}
+	if e := propagation.ServiceExport(mcs); e.Name != "api" || e.Namespace != "shop" || e.Kind != "ServiceExport" {
+		t.Errorf("ServiceExport = %s %s/%s", e.Kind, e.Namespace, e.Name)
+	}
+}
