@@ -5,6 +5,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,6 +14,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
+	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -43,6 +45,10 @@ func SweptKinds() []propagation.SweptKind {
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterDeployment{} },
 		NewLists:  func() []client.ObjectList { return []client.ObjectList{&appsv1.DeploymentList{}} },
 	}, {
+		OwnerKind: multiclusterjob.Kind,
+		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterJob{} },
+		NewLists:  func() []client.ObjectList { return []client.ObjectList{&batchv1.JobList{}} },
+	}, {
 		OwnerKind: multiclusterservice.Kind,
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterService{} },
 		NewLists: func() []client.ObjectList {
@@ -58,6 +64,9 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to build the placement framework: %w", err)
 	}
 	inv := inventory.New(inventory.Options{})
+	// One set of assumptions for every kind of workload, so that a job and a
+	// deployment placed back to back never promise the same room twice.
+	assumptions := placement.NewAssumptions()
 	if err := mgr.Add(inv); err != nil {
 		return nil, fmt.Errorf("failed to add the inventory: %w", err)
 	}
@@ -75,11 +84,20 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Client:       mgr.GetClient(),
 		Inventory:    inv,
 		Framework:    fw,
-		Assumptions:  placement.NewAssumptions(),
+		Assumptions:  assumptions,
 		Recorder:     mgr.GetEventRecorder("meridian-placement"),
 		PendingGrace: opts.PendingGrace,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
+	}
+	if err := (&multiclusterjob.Reconciler{
+		Client:      mgr.GetClient(),
+		Inventory:   inv,
+		Framework:   fw,
+		Assumptions: assumptions,
+		Recorder:    mgr.GetEventRecorder("meridian-placement"),
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}
 	if err := (&multiclusterservice.Reconciler{
 		Client:    mgr.GetClient(),

@@ -88,3 +88,30 @@ func TestServiceKeepsMeshAnnotationsButNotKubectls(t *testing.T) {
 		t.Errorf("ServiceExport = %s %s/%s", e.Kind, e.Namespace, e.Name)
 	}
 }
+
+func TestShareCompletions(t *testing.T) {
+	tests := []struct {
+		name        string
+		completions *int32
+		parallelism []int32
+		want        []int32
+	}{
+		{name: "in proportion", completions: ptr.To[int32](24), parallelism: []int32{2, 8, 2}, want: []int32{4, 16, 4}},
+		{name: "largest remainder adds up", completions: ptr.To[int32](10), parallelism: []int32{1, 1, 1}, want: []int32{4, 3, 3}},
+		{name: "one cluster", completions: ptr.To[int32](5), parallelism: []int32{3}, want: []int32{5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int32
+			for _, s := range propagation.ShareCompletions(tc.completions, tc.parallelism) {
+				got = append(got, *s)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ShareCompletions() (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := propagation.ShareCompletions(nil, []int32{1, 2}); got[0] != nil || got[1] != nil {
+		t.Errorf("ShareCompletions(nil) = %v, want nil shares", got)
+	}
+}

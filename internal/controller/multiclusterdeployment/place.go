@@ -6,11 +6,9 @@ import (
 	"maps"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
 // plan is a placement decision and the replicas it leaves per member.
@@ -106,49 +104,9 @@ func Workload(mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Work
 	if mcd.Spec.Replicas != nil {
 		replicas = *mcd.Spec.Replicas
 	}
-	pl := mcd.Spec.Placement
-	w := &placement.Workload{
-		Key:          Key(mcd.Namespace, mcd.Name),
-		Kind:         placement.KindDeployment,
-		Replicas:     replicas,
-		PodRequests:  placement.PodRequests(&corev1.Pod{Spec: mcd.Spec.Template.Spec}),
-		Tolerations:  pl.ClusterTolerations,
-		Policy:       Policy(pl),
-		Substitution: pl.Substitution != nil && pl.Substitution.Enabled,
-		Bursting:     pl.Bursting != nil && pl.Bursting.Enabled,
-	}
-	for _, l := range pl.Locations {
-		w.Locations = append(w.Locations, string(l))
-	}
-	if pl.NumberOfLocations != nil {
-		w.NumberOfLocations = *pl.NumberOfLocations
-	}
-	if pl.ClusterSelector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(pl.ClusterSelector)
-		if err != nil {
-			return nil, fmt.Errorf("spec.placement.clusterSelector is not a valid label selector: %w", err)
-		}
-		w.ClusterSelector = sel
-	}
-	if err := w.Validate(); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return workload.New(Key(mcd.Namespace, mcd.Name), placement.KindDeployment, replicas, &mcd.Spec.Template.Spec, mcd.Spec.Placement)
 }
 
 // Key is the placement key of a MultiClusterDeployment: the inventory's
 // owner key of its member objects.
-func Key(namespace, name string) string { return Kind + "/" + namespace + "/" + name }
-
-// Policy returns the placement policy of pl, defaulted: ClusterAffinity
-// when locations are given, WorstFit otherwise.
-func Policy(pl multiclusterv1alpha1.Placement) placement.Policy {
-	switch {
-	case pl.Policy != "":
-		return placement.Policy(pl.Policy)
-	case len(pl.Locations) > 0:
-		return placement.PolicyClusterAffinity
-	default:
-		return placement.PolicyWorstFit
-	}
-}
+func Key(namespace, name string) string { return workload.Key(Kind, namespace, name) }

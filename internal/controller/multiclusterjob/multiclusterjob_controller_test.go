@@ -1,0 +1,97 @@
+package multiclusterjob_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/testenv"
+)
+
+// memberJobs is parallelism/completions of the member Jobs of batch/render.
+func memberJobs(t *testing.T, clients map[string]client.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, c := range clients {
+		j := &batchv1.Job{}
+		err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.DeletionTimestamp.IsZero() {
+			out[name] = fmt.Sprintf("%d/%d", *j.Spec.Parallelism, *j.Spec.Completions)
+		}
+	}
+	return out
+}
+
+func TestJobIsDividedRunsAndCompletes(t *testing.T) {
+	mgmt, clients := setup(t)
+	mcj := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{Name: "render", Namespace: "batch"}}
+	mcj.Spec.Parallelism = ptr.To[int32](12)
+	mcj.Spec.Completions = ptr.To[int32](24)
+	mcj.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	mcj.Spec.Template.Spec.Containers = []corev1.Container{{Name: "frame", Image: "registry.k8s.io/pause:3.10",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
+	mcj.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{"cluster1"}
+	mcj.Spec.Placement.Substitution = &multiclusterv1alpha1.Substitution{Enabled: true}
+	if err := mgmt.Create(t.Context(), mcj); err != nil {
+		t.Fatal(err)
+	}
+
+	// No cluster runs 12 one-CPU pods: cluster1 takes 2, its nearest
+	// neighbour cluster3 8, cluster2 the last 2; completions follow.
+	want := map[string]string{"cluster1": "2/4", "cluster2": "2/4", "cluster3": "8/16"}
+	testenv.Eventually(t, 30*time.Second, "member Jobs", func() string { return cmp.Diff(want, memberJobs(t, clients)) })
+
+	// The members' job controllers finish their Jobs.
+	for name, c := range clients {
+		j := &batchv1.Job{}
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j); err != nil {
+			t.Fatal(err)
+		}
+		now := metav1.Now()
+		j.Status.StartTime, j.Status.CompletionTime = &now, &now
+		j.Status.Succeeded = *j.Spec.Completions
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		}
+		if err := c.Status().Update(t.Context(), j); err != nil {
+			t.Fatalf("failed to complete the Job in %s: %v", name, err)
+		}
+	}
+	testenv.Eventually(t, 30*time.Second, "Complete", func() string {
+		got := &multiclusterv1alpha1.MultiClusterJob{}
+		if err := mgmt.Get(t.Context(), client.ObjectKeyFromObject(mcj), got); err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, multiclusterv1alpha1.ConditionComplete)
+		if c == nil || c.Status != metav1.ConditionTrue || got.Status.Succeeded != 24 || got.Status.CompletionTime == nil {
+			return fmt.Sprintf("complete=%+v succeeded=%d summary=%q", c, got.Status.Succeeded, got.Status.Summary)
+		}
+		if got.Status.Summary != "cluster1=2,cluster2=2,cluster3=8" {
+			return fmt.Sprintf("summary %q", got.Status.Summary)
+		}
+		return ""
+	})
+
+	if err := mgmt.Delete(t.Context(), mcj); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "member Jobs removed", func() string { return cmp.Diff(map[string]string{}, memberJobs(t, clients)) })
+}
