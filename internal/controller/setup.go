@@ -33,6 +33,9 @@ type Options struct {
 	// PendingGrace is how long replicas may stay Unschedulable in a member
 	// before the overflow is placed elsewhere.
 	PendingGrace time.Duration
+	// FailoverGrace is how long a member may be not ready before its
+	// replicas are placed elsewhere; zero holds them until it returns.
+	FailoverGrace time.Duration
 	// OrphanSweepInterval is the time between two sweeps for member objects
 	// whose owner is gone.
 	OrphanSweepInterval time.Duration
@@ -81,12 +84,13 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the Cluster controller: %w", err)
 	}
 	if err := (&multiclusterdeployment.Reconciler{
-		Client:       mgr.GetClient(),
-		Inventory:    inv,
-		Framework:    fw,
-		Assumptions:  assumptions,
-		Recorder:     mgr.GetEventRecorder("meridian-placement"),
-		PendingGrace: opts.PendingGrace,
+		Client:        mgr.GetClient(),
+		Inventory:     inv,
+		Framework:     fw,
+		Assumptions:   assumptions,
+		Recorder:      mgr.GetEventRecorder("meridian-placement"),
+		PendingGrace:  opts.PendingGrace,
+		FailoverGrace: opts.FailoverGrace,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -56,6 +57,9 @@ type Inventory struct {
 type clusterEntry struct {
 	info      placement.Cluster // without nodes
 	latencies map[string]time.Duration
+	// notReadySince is when the Cluster's Ready condition last turned away
+	// from True; zero while it is ready.
+	notReadySince time.Time
 }
 
 // New returns an empty inventory.
@@ -238,6 +242,13 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 	for _, l := range c.Spec.Latencies {
 		e.latencies[string(l.Cluster)] = l.RTT.Duration
 	}
+	if !ready {
+		// The condition's transition time survives restarts of Meridian.
+		e.notReadySince = time.Now()
+		if cond := meta.FindStatusCondition(c.Status.Conditions, multiclusterv1alpha1.ClusterReady); cond != nil && cond.Status != metav1.ConditionTrue {
+			e.notReadySince = cond.LastTransitionTime.Time
+		}
+	}
 	// Measured latencies win over declared ones.
 	for _, l := range c.Status.Latencies {
 		e.latencies[string(l.Cluster)] = l.RTT.Duration
@@ -249,6 +260,18 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 	if !had || old.info.Ready != ready {
 		inv.markDirty(c.Name)
 	}
+}
+
+// NotReadySince returns when member name stopped being ready, and false when
+// it is ready or unknown.
+func (inv *Inventory) NotReadySince(name string) (time.Time, bool) {
+	inv.mu.RLock()
+	defer inv.mu.RUnlock()
+	e, ok := inv.clusters[name]
+	if !ok || e.info.Ready {
+		return time.Time{}, false
+	}
+	return e.notReadySince, true
 }
 
 func prices(p *multiclusterv1alpha1.ClusterPrices) placement.Prices {

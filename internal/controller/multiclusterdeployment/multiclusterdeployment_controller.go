@@ -38,6 +38,9 @@ type Reconciler struct {
 	// PendingGrace is how long a replica may stay Unschedulable in a member
 	// before the overflow is placed elsewhere.
 	PendingGrace time.Duration
+	// FailoverGrace is how long a member may be not ready before its
+	// replicas are placed elsewhere; zero holds them until it returns.
+	FailoverGrace time.Duration
 	// Resync is the time between two passes of a settled workload.
 	Resync time.Duration
 	// MoveCheck is the time between two checks while a move waits for new
@@ -138,9 +141,12 @@ func (r *Reconciler) next(plan *plan, members map[string]*member, prop rollout) 
 	if prop.waiting {
 		after = r.MoveCheck
 	}
-	for _, m := range members {
+	for name, m := range members {
 		if m.pending > 0 && !m.overdue {
 			after = min(after, max(time.Until(m.pendingSince.Add(r.PendingGrace)), 0)+time.Second)
+		}
+		if plan.held[name] > 0 && r.FailoverGrace > 0 && !m.notReadySince.IsZero() {
+			after = min(after, max(time.Until(m.notReadySince.Add(r.FailoverGrace)), 0)+time.Second)
 		}
 	}
 	if plan.decision != nil && plan.decision.Unplaced > 0 {

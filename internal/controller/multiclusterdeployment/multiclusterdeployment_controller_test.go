@@ -2,6 +2,7 @@ package multiclusterdeployment_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -356,4 +357,44 @@ func TestUnreachableMemberKeepsItsReplicas(t *testing.T) {
 	if diff := cmp.Diff(map[string]int32{"cluster2": 2}, h.memberReplicas(t, "held")); diff != "" {
 		t.Errorf("member Deployments while cluster2 is unreachable (-want +got):\n%s", diff)
 	}
+}
+
+func TestFailoverAndReturnWithoutDuplicates(t *testing.T) {
+	h := setupWithFailover(t, 2*time.Second, seedLatencies()...)
+	h.create(t, mcd("resilient", 4, "500m", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster2"}, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true},
+	}))
+	h.waitFor(t, "resilient", map[string]int32{"cluster2": 4})
+
+	// cluster2 is cut off beyond the grace period: its replicas are placed
+	// on the nearest member (cluster3, 15 ms), while the member itself keeps
+	// its stale Deployment, which nobody can reach.
+	h.proxies["cluster2"].Break()
+	h.waitFor(t, "resilient", map[string]int32{"cluster2": 4, "cluster3": 4})
+	eventually(t, "status says cluster2 failed over", func() string {
+		d := h.get(t, "resilient")
+		if d.Status.Summary != "cluster3=4" {
+			return fmt.Sprintf("summary %q", d.Status.Summary)
+		}
+		for _, c := range d.Status.Clusters {
+			if c.Name == "cluster2" && !strings.Contains(c.Message, "placed elsewhere") {
+				return fmt.Sprintf("cluster2: %s %q", c.Reason, c.Message)
+			}
+		}
+		return ""
+	})
+
+	// cluster2 returns: its stale replicas count again and the excess is
+	// given up, so 4 replicas run in all, not 8.
+	h.proxies["cluster2"].Restore()
+	eventually(t, "4 replicas in all after the return", func() string {
+		total := int32(0)
+		for _, n := range h.memberReplicas(t, "resilient") {
+			total += n
+		}
+		if d := h.get(t, "resilient"); total != 4 || d.Status.Replicas != 4 {
+			return fmt.Sprintf("member replicas %v (total %d), status %d (%s)", h.memberReplicas(t, "resilient"), total, d.Status.Replicas, d.Status.Summary)
+		}
+		return ""
+	})
 }

@@ -52,6 +52,11 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 		}
 	}
 	st.Summary = summary(p.target)
+	for _, name := range slices.Sorted(maps.Keys(p.failedOver)) {
+		if lastDecision(mcd, name) > 0 {
+			r.event(mcd, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.failedOver[name])
+		}
+	}
 	st.Clusters = clusterDecisions(mcd, p, members)
 	if st.Summary != prevSummary {
 		now := metav1.Now()
@@ -147,6 +152,10 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 			cd.ReadyReplicas, cd.PendingReplicas = m.readyReplicas, m.pending
 		}
 		switch {
+		case p.failedOver[res.Cluster] > 0:
+			cd.Reason = multiclusterv1alpha1.PlacementFiltered
+			cd.Message = fmt.Sprintf("member not ready since %s, longer than the failover grace period; its %d replicas were placed elsewhere",
+				members[res.Cluster].notReadySince.UTC().Format(time.RFC3339), p.failedOver[res.Cluster])
 		case p.held[res.Cluster] > 0:
 			cd.Reason = lastReason(mcd, res.Cluster)
 			cd.Message = fmt.Sprintf("member not ready; its %d replicas are held there until it returns", p.held[res.Cluster])

@@ -34,6 +34,8 @@ type member struct {
 	pending      int32
 	pendingSince time.Time
 	overdue      bool
+	// notReadySince is when the member stopped being ready (zero if it is).
+	notReadySince time.Time
 }
 
 // observe reads, from the inventory's caches, what every known member holds
@@ -45,6 +47,9 @@ func (r *Reconciler) observe(ctx context.Context, mcd *multiclusterv1alpha1.Mult
 	owner := propagation.OwnerOfDeployment(mcd)
 	for _, c := range snap.Clusters {
 		m := &member{name: c.Name, ready: c.Ready}
+		if since, ok := r.Inventory.NotReadySince(c.Name); ok {
+			m.notReadySince = since
+		}
 		out[c.Name] = m
 		conn, ok := r.Inventory.Member(c.Name)
 		if !ok {

@@ -16,8 +16,11 @@ type plan struct {
 	workload *placement.Workload
 	decision *placement.Decision
 	// held are the replicas kept on members that are not ready, until they
-	// return.
+	// return or the failover grace period ends.
 	held map[string]int32
+	// failedOver are the replicas of members not ready for longer than the
+	// failover grace period, placed elsewhere.
+	failedOver map[string]int32
 	// target is the replicas every member should run.
 	target map[string]int32
 }
@@ -30,11 +33,17 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{workload: w, held: map[string]int32{}, target: map[string]int32{}}
+	p := &plan{workload: w, held: map[string]int32{}, failedOver: map[string]int32{}, target: map[string]int32{}}
 	r.assumeMembers(w, members)
 	w.Current = map[string]int32{}
 	for name, m := range members {
 		switch {
+		case !m.ready && m.replicas > 0 && r.failedOver(m):
+			// Gone too long: its replicas are placed anew among the ready
+			// members. When it returns, what it still runs counts as
+			// Current again and the excess is given up, so nothing runs
+			// twice for long.
+			p.failedOver[name] = m.replicas
 		case !m.ready && m.replicas > 0:
 			p.held[name] = m.replicas
 			w.Replicas = max(w.Replicas-m.replicas, 0)
@@ -74,6 +83,12 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		p.target[a.Cluster] += a.Replicas
 	}
 	return p, nil
+}
+
+// failedOver reports whether m has been not ready for longer than the
+// failover grace period; a zero period never fails over.
+func (r *Reconciler) failedOver(m *member) bool {
+	return r.FailoverGrace > 0 && !m.notReadySince.IsZero() && time.Since(m.notReadySince) >= r.FailoverGrace
 }
 
 // assumeMembers reserves, in the assumptions, the replicas every ready

@@ -37,6 +37,9 @@ type harness struct {
 	members map[string]*testenv.Cluster
 	// proxies stand between Meridian and each member, to cut it off.
 	proxies map[string]*testenv.Proxy
+	// failoverGrace is the MultiClusterDeployment controller's; zero holds
+	// the replicas of unreachable members.
+	failoverGrace time.Duration
 	// lastReplicas remembers each member Deployment's replicas, for the fake
 	// ReplicaSet controller.
 	lastReplicas map[string]int32
@@ -48,9 +51,16 @@ type harness struct {
 // ready (unless held).
 func setup(t *testing.T, specs ...memberSpec) *harness {
 	t.Helper()
+	return setupWithFailover(t, 0, specs...)
+}
+
+// setupWithFailover is setup with the controller failing over the replicas
+// of members not ready for longer than grace.
+func setupWithFailover(t *testing.T, grace time.Duration, specs ...memberSpec) *harness {
+	t.Helper()
 	env := testenv.Start(t, testenv.Options{Members: len(specs)})
 	h := &harness{env: env, mgmt: env.Management.Client, members: map[string]*testenv.Cluster{},
-		proxies: map[string]*testenv.Proxy{}, lastReplicas: map[string]int32{}}
+		proxies: map[string]*testenv.Proxy{}, lastReplicas: map[string]int32{}, failoverGrace: grace}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "meridian-system"}}
 	if err := h.mgmt.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
@@ -115,6 +125,7 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 		return (&multiclusterdeployment.Reconciler{
 			Client: mgr.GetClient(), Inventory: inv, Framework: fw, Assumptions: placement.NewAssumptions(),
 			Recorder: mgr.GetEventRecorder("multiclusterdeployment"), PendingGrace: time.Second, MoveCheck: 200 * time.Millisecond,
+			FailoverGrace: h.failoverGrace,
 		}).SetupWithManager(mgr)
 	})
 	eventually(t, "members Ready", func() string {
