@@ -50,6 +50,7 @@ installed there (kubectl apply --server-side -f config/crd/bases).`,
 	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
 	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", 2*time.Minute, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
+	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")
 	fl.DurationVar(&f.opts.OrphanSweepInterval, "orphan-sweep-interval", time.Minute, "time between two sweeps for member objects whose owner is gone")
 	return cmd
 }

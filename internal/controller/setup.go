@@ -14,6 +14,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
+	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
 	"github.com/meridian-dev/meridian/internal/inventory"
@@ -36,6 +37,9 @@ type Options struct {
 	// FailoverGrace is how long a member may be not ready before its
 	// replicas are placed elsewhere; zero holds them until it returns.
 	FailoverGrace time.Duration
+	// AutoscaleInterval is the time between two metric readings of a
+	// multi-cluster HPA.
+	AutoscaleInterval time.Duration
 	// OrphanSweepInterval is the time between two sweeps for member objects
 	// whose owner is gone.
 	OrphanSweepInterval time.Duration
@@ -102,6 +106,14 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Recorder:    mgr.GetEventRecorder("meridian-placement"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
+	}
+	if err := (&multiclusterhpa.Reconciler{
+		Client:    mgr.GetClient(),
+		Inventory: inv,
+		Recorder:  mgr.GetEventRecorder("meridian-autoscaler"),
+		Interval:  opts.AutoscaleInterval,
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the MultiClusterHorizontalPodAutoscaler controller: %w", err)
 	}
 	if err := (&multiclusterservice.Reconciler{
 		Client:    mgr.GetClient(),

@@ -41,6 +41,9 @@ type Member struct {
 	Client client.Client
 	// Cache is the member's informer cache; callers may add informers.
 	Cache cache.Cache
+	// APIReader reads from the member's API server directly, for APIs that
+	// cannot be watched (metrics.k8s.io).
+	APIReader client.Reader
 
 	config    *rest.Config
 	hash      string
@@ -82,6 +85,7 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 		Name:      name,
 		Client:    cl.GetClient(),
 		Cache:     cl.GetCache(),
+		APIReader: cl.GetAPIReader(),
 		config:    cfg,
 		hash:      hash,
 		capacity:  newCapacityIndex(),

@@ -1,0 +1,188 @@
+package multiclusterhpa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/inventory"
+	"github.com/meridian-dev/meridian/internal/propagation"
+)
+
+// Reconciler reconciles MultiClusterHorizontalPodAutoscalers.
+type Reconciler struct {
+	Client    client.Client
+	Inventory *inventory.Inventory
+	Recorder  events.EventRecorder
+	// Interval is the time between two readings of the metrics (the HPA's
+	// default is 15 s).
+	Interval time.Duration
+
+	mu      sync.Mutex
+	scalers map[types.NamespacedName]*scaler
+}
+
+// scaler is the autoscaler of one object with the spec it was made from.
+type scaler struct {
+	spec autoscale.Spec
+	a    *autoscale.Autoscaler
+}
+
+// SetupWithManager registers the reconciler.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Interval == 0 {
+		r.Interval = 15 * time.Second
+	}
+	r.scalers = map[types.NamespacedName]*scaler{}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler{}).
+		Named("multiclusterhpa").
+		Complete(r)
+}
+
+// Reconcile reads the metrics, decides and scales the target.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	hpa := &multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler{}
+	if err := r.Client.Get(ctx, req.NamespacedName, hpa); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.mu.Lock()
+			delete(r.scalers, req.NamespacedName)
+			r.mu.Unlock()
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := hpa.DeepCopy()
+	defer func() {
+		hpa.Status.ObservedGeneration = hpa.Generation
+		if err := r.Client.Status().Patch(ctx, hpa, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of MultiClusterHorizontalPodAutoscaler %s: %w", req, err))
+		}
+	}()
+	next := ctrl.Result{RequeueAfter: r.Interval}
+
+	spec, target, err := specOf(hpa)
+	if err != nil {
+		set(hpa, multiclusterv1alpha1.ConditionScalingActive, false, "InvalidMetricSpec", err.Error())
+		return ctrl.Result{}, nil
+	}
+	mcd := &multiclusterv1alpha1.MultiClusterDeployment{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: hpa.Namespace, Name: hpa.Spec.ScaleTargetRef.Name}, mcd); err != nil {
+		set(hpa, multiclusterv1alpha1.ConditionAbleToScale, false, "FailedGetScale",
+			fmt.Sprintf("failed to read MultiClusterDeployment %s: %v", hpa.Spec.ScaleTargetRef.Name, err))
+		return next, client.IgnoreNotFound(err)
+	}
+	set(hpa, multiclusterv1alpha1.ConditionAbleToScale, true, "SucceededGetScale", "the target is readable and scalable")
+	current := ptr.Deref(mcd.Spec.Replicas, 1)
+	hpa.Status.CurrentReplicas = current
+
+	u := readUsage(ctx, r.Inventory, mcd.Namespace, propagation.OwnerOfDeployment(mcd).Selector())
+	if u.ready == 0 {
+		msg := "no running replica reports CPU metrics yet; the replicas are left as they are"
+		if len(u.missing) > 0 {
+			msg += ": " + strings.Join(u.missing, "; ")
+		}
+		set(hpa, multiclusterv1alpha1.ConditionScalingActive, false, "FailedGetResourceMetric", msg)
+		hpa.Status.DesiredReplicas = current
+		return next, nil
+	}
+	util := u.utilization()
+	msg := fmt.Sprintf("CPU utilization %.0f%% of request over %d replicas (target %.0f%%)", util, u.ready, target)
+	if len(u.missing) > 0 {
+		msg += "; " + strings.Join(u.missing, "; ")
+	}
+	set(hpa, multiclusterv1alpha1.ConditionScalingActive, true, "ValidMetricFound", msg)
+	hpa.Status.CurrentMetrics = []autoscalingv2.MetricStatus{{
+		Type: autoscalingv2.ResourceMetricSourceType,
+		Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{
+			AverageUtilization: ptr.To(int32(util + 0.5)),
+		}},
+	}}
+
+	rec := r.scalerFor(hpa, spec, current).Recommend(time.Now(), autoscale.Observation{Current: current, Ready: u.ready, Utilization: util})
+	hpa.Status.DesiredReplicas = rec.Desired
+	limited := rec.Reason == autoscale.ReasonAtMaximum || rec.Reason == autoscale.ReasonAtMinimum || rec.Reason == autoscale.ReasonScaleUpLimited
+	set(hpa, multiclusterv1alpha1.ConditionScalingLimited, limited, string(rec.Reason), fmt.Sprintf("recommendation %d replicas (%s)", rec.Desired, rec.Reason))
+	if rec.Desired == current {
+		return next, nil
+	}
+	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: rec.Desired}}
+	if err := r.Client.SubResource("scale").Update(ctx, mcd, client.WithSubResourceBody(scale)); err != nil {
+		set(hpa, multiclusterv1alpha1.ConditionAbleToScale, false, "FailedUpdateScale", err.Error())
+		return next, fmt.Errorf("failed to scale MultiClusterDeployment %s: %w", mcd.Name, err)
+	}
+	now := metav1.Now()
+	hpa.Status.LastScaleTime = &now
+	hpa.Status.LastScaleReason = fmt.Sprintf("%s from %d to %d: %s", rec.Reason, current, rec.Desired, msg)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(hpa, mcd, corev1.EventTypeNormal, "SuccessfulRescale", "Scale", "New size: %d; reason: %s", rec.Desired, hpa.Status.LastScaleReason)
+	}
+	return next, nil
+}
+
+// scalerFor returns the object's autoscaler, made anew when its spec
+// changed. A new one starts as if current had just been recommended, so a
+// restarted controller waits a full cool-down before scaling down.
+func (r *Reconciler) scalerFor(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, spec autoscale.Spec, current int32) *autoscale.Autoscaler {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := client.ObjectKeyFromObject(hpa)
+	if s, ok := r.scalers[key]; ok && s.spec == spec {
+		return s.a
+	}
+	a := autoscale.New(spec)
+	a.Recommend(time.Now(), autoscale.Observation{Current: current, Ready: current, Utilization: spec.TargetUtilization})
+	r.scalers[key] = &scaler{spec: spec, a: a}
+	return a
+}
+
+// specOf converts the object's spec; only a CPU utilization target is
+// supported, and the error says what is not.
+func specOf(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) (autoscale.Spec, float64, error) {
+	s := autoscale.Spec{
+		MinReplicas: ptr.Deref(hpa.Spec.MinReplicas, 1),
+		MaxReplicas: hpa.Spec.MaxReplicas,
+		CoolDown:    autoscale.DefaultCoolDown,
+	}
+	if hpa.Spec.ScaleDownCooldown != nil {
+		s.CoolDown = hpa.Spec.ScaleDownCooldown.Duration
+	}
+	if hpa.Spec.TolerancePercent != nil {
+		s.Tolerance = float64(*hpa.Spec.TolerancePercent) / 100
+	}
+	for i, m := range hpa.Spec.Metrics {
+		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU &&
+			m.Resource.Target.Type == autoscalingv2.UtilizationMetricType && m.Resource.Target.AverageUtilization != nil {
+			s.TargetUtilization = float64(*m.Resource.Target.AverageUtilization)
+			return s, s.TargetUtilization, s.Validate()
+		}
+		if m.Type != autoscalingv2.ResourceMetricSourceType {
+			return s, 0, fmt.Errorf("spec.metrics[%d].type %q is not supported yet: use type Resource with cpu Utilization", i, m.Type)
+		}
+	}
+	return s, 0, errors.New("spec.metrics has no cpu Utilization target: add {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: N}}}")
+}
+
+func set(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, kind string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&hpa.Status.Conditions, metav1.Condition{Type: kind, Status: status, Reason: reason, Message: msg, ObservedGeneration: hpa.Generation})
+}
