@@ -43,7 +43,7 @@ func start(t *testing.T, members int) (*testenv.Env, *inventory.Inventory) {
 
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	testenv.Eventually(t, 20*time.Second, what, check)
+	testenv.Eventually(t, 45*time.Second, what, check)
 }
 
 func addNode(t *testing.T, c client.Client, name, cpu string) {

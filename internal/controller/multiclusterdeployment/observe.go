@@ -101,7 +101,12 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 			}
 		}
 	}
-	m.overdue = m.pending > 0 && time.Since(m.pendingSince) >= r.PendingGrace
+	// Pending pods count only once the member's Deployment controller has
+	// acted on our last write: right after a scale-down it still shows the
+	// Pending pods it is about to remove, and re-placing them would move
+	// the same overflow twice.
+	caughtUp := m.deployment != nil && m.deployment.Status.ObservedGeneration >= m.deployment.Generation
+	m.overdue = m.pending > 0 && caughtUp && time.Since(m.pendingSince) >= r.PendingGrace
 	return nil
 }
 

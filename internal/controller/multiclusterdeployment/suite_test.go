@@ -177,10 +177,11 @@ func (h *harness) fakeKubelet(ctx context.Context) {
 				}
 				h.lastReplicas[key] = spec
 				ready := max(spec-pending, 0)
-				if d.Status.ReadyReplicas == ready && d.Status.Replicas == spec {
+				if d.Status.ReadyReplicas == ready && d.Status.Replicas == spec && d.Status.ObservedGeneration == d.Generation {
 					continue
 				}
 				d.Status.Replicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas, d.Status.UpdatedReplicas = spec, ready, ready, ready
+				d.Status.ObservedGeneration = d.Generation
 				_ = m.Client.Status().Update(ctx, d)
 			}
 		}
@@ -226,5 +227,5 @@ func isTrue(conds []metav1.Condition, kind string) bool {
 
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	testenv.Eventually(t, 30*time.Second, what, check)
+	testenv.Eventually(t, 60*time.Second, what, check)
 }

@@ -100,5 +100,5 @@ func addNode(t *testing.T, c client.Client, name string) {
 
 func eventually(t *testing.T, what string, check func() string) {
 	t.Helper()
-	testenv.Eventually(t, 30*time.Second, what, check)
+	testenv.Eventually(t, 60*time.Second, what, check)
 }
