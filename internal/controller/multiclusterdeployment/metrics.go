@@ -23,6 +23,10 @@ var (
 		Help:    "Time the placement framework took for one decision, by policy.",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12),
 	}, []string{"policy"})
+	movedBack = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "meridian_replicas_moved_back_total",
+		Help: "Replicas of a MultiClusterDeployment the re-scheduler brought back to its preferred clusters.",
+	}, []string{"namespace", "name"})
 	unplaced = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "meridian_workload_unplaced_replicas",
 		Help: "Replicas of a MultiClusterDeployment that fit no cluster at its last decision.",
@@ -30,5 +34,5 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(decisions, decisionSeconds, unplaced)
+	metrics.Registry.MustRegister(decisions, decisionSeconds, unplaced, movedBack)
 }

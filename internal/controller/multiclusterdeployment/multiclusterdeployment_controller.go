@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,9 +47,15 @@ type Reconciler struct {
 	// MoveCheck is the time between two checks while a move waits for new
 	// replicas to be ready.
 	MoveCheck time.Duration
+
+	mu sync.Mutex
+	// lastPullBack is when each workload's replicas were last considered
+	// for a move back home.
+	lastPullBack map[string]time.Time
 }
 
 func (r *Reconciler) defaults() {
+	r.lastPullBack = map[string]time.Time{}
 	if r.Assumptions == nil {
 		r.Assumptions = placement.NewAssumptions()
 	}
@@ -74,6 +81,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&multiclusterv1alpha1.MultiClusterDeployment{}).
 		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
 		WatchesRawSource(clusters).
+		Watches(&multiclusterv1alpha1.MultiClusterRescheduler{}, handler.EnqueueRequestsFromMapFunc(r.all)).
 		Named("multiclusterdeployment").
 		Complete(r)
 }

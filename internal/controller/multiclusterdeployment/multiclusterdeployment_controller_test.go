@@ -398,3 +398,41 @@ func TestFailoverAndReturnWithoutDuplicates(t *testing.T) {
 		return ""
 	})
 }
+
+func TestReschedulerBringsReplicasHome(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	h.create(t, mcd("homebound", 10, "1", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster1"}, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true},
+	}))
+	// No cluster holds all 10 one-CPU replicas: cluster1 takes the 2 it
+	// holds, the rest burst to cluster3, nearest to it.
+	h.waitFor(t, "homebound", map[string]int32{"cluster1": 2, "cluster3": 8})
+
+	// Without a MultiClusterRescheduler nothing moves, even with room at
+	// home.
+	addNode(t, h.members["cluster1"].Client, "cluster1-node2", "2")
+	time.Sleep(2 * time.Second)
+	if diff := cmp.Diff(map[string]int32{"cluster1": 2, "cluster3": 8}, h.memberReplicas(t, "homebound")); diff != "" {
+		t.Fatalf("replicas moved without a rescheduler (-want +got):\n%s", diff)
+	}
+
+	mcr := &multiclusterv1alpha1.MultiClusterRescheduler{ObjectMeta: metav1.ObjectMeta{Name: "mcr1"}}
+	mcr.Spec.Interval = &metav1.Duration{Duration: time.Second}
+	if err := h.mgmt.Create(t.Context(), mcr); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "homebound", map[string]int32{"cluster1": 4, "cluster3": 6})
+	eventually(t, "rescheduler status counts the move", func() string {
+		got := &multiclusterv1alpha1.MultiClusterRescheduler{}
+		if err := h.mgmt.Get(t.Context(), client.ObjectKey{Name: "mcr1"}, got); err != nil {
+			return err.Error()
+		}
+		if got.Status.ReplicasMovedBack != 2 || got.Status.LastRunTime == nil {
+			return fmt.Sprintf("status %+v", got.Status)
+		}
+		if d := h.get(t, "homebound"); d.Status.Summary != "cluster1=4,cluster3=6" {
+			return fmt.Sprintf("summary %q", d.Status.Summary)
+		}
+		return ""
+	})
+}

@@ -58,6 +58,9 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 		}
 	}
 	st.Clusters = clusterDecisions(mcd, p, members)
+	if p.movedBack > 0 {
+		r.event(mcd, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.movedBack)
+	}
 	if st.Summary != prevSummary {
 		now := metav1.Now()
 		st.LastDecisionTime = &now
@@ -159,7 +162,10 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 		case p.held[res.Cluster] > 0:
 			cd.Reason = lastReason(mcd, res.Cluster)
 			cd.Message = fmt.Sprintf("member not ready; its %d replicas are held there until it returns", p.held[res.Cluster])
-		case roles[res.Cluster] != "":
+		case p.target[res.Cluster] > 0 && roles[res.Cluster] == "" && slices.Contains(p.workload.Locations, res.Cluster):
+			cd.Reason = multiclusterv1alpha1.PlacementPreferred
+			cd.Message = "replicas moved back by the re-scheduler"
+		case p.target[res.Cluster] > 0 && roles[res.Cluster] != "":
 			cd.Reason = multiclusterv1alpha1.PlacementReason(roles[res.Cluster])
 			cd.Message = fmt.Sprintf("room for %d more replicas", res.Fit)
 		case res.Filter != nil:

@@ -23,6 +23,9 @@ type plan struct {
 	failedOver map[string]int32
 	// target is the replicas every member should run.
 	target map[string]int32
+	// movedBack is how many replicas this plan brings back to the
+	// preferred clusters (a re-scheduler's pull-back).
+	movedBack int32
 }
 
 // place decides where mcd's replicas run. Replicas on members that are not
@@ -76,13 +79,31 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		decisions.WithLabelValues(string(w.Policy), outcomeNone).Inc()
 	}
 	unplaced.WithLabelValues(mcd.Namespace, mcd.Name).Set(float64(d.Unplaced))
-	r.Assumptions.Assume(w, d)
 	p.decision = d
 	maps.Copy(p.target, p.held)
 	for _, a := range d.Assignments {
 		p.target[a.Cluster] += a.Replicas
 	}
+	if mcr := r.rescheduler(ctx); mcr != nil {
+		if p.movedBack = r.pullBack(ctx, mcr, p, snap, members); p.movedBack > 0 {
+			r.recordPullBack(ctx, mcr, p.movedBack)
+			movedBack.WithLabelValues(mcd.Namespace, mcd.Name).Add(float64(p.movedBack))
+		}
+	}
+	r.Assumptions.Assume(w, targetDecision(p))
 	return p, nil
+}
+
+// targetDecision is the plan's target as a decision, for the assumptions:
+// a pull-back changes where replicas go after the framework decided.
+func targetDecision(p *plan) *placement.Decision {
+	d := &placement.Decision{Unplaced: p.decision.Unplaced}
+	for name, n := range p.target {
+		if p.held[name] == 0 && n > 0 {
+			d.Assignments = append(d.Assignments, placement.Assignment{Cluster: name, Replicas: n})
+		}
+	}
+	return d
 }
 
 // failedOver reports whether m has been not ready for longer than the
