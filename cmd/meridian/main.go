@@ -1,4 +1,4 @@
-// Command meridian is Meridian's single binary; see `meridian --help`.
+// Package main builds meridian, Meridian's single binary; see `meridian --help`.
 package main
 
 import (

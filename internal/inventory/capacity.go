@@ -122,11 +122,11 @@ func (x *capacityIndex) removePodLocked(uid types.UID) {
 	x.requested[e.node] = r
 }
 
-// boundByOwner returns a copy of the bound pod counts per owner key.
-func (x *capacityIndex) boundByOwner() map[string]int32 {
+// boundOf returns how many pods of the owner are bound and not finished.
+func (x *capacityIndex) boundOf(owner string) int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return maps.Clone(x.bound)
+	return x.bound[owner]
 }
 
 // Nodes returns the member's nodes sorted by name, with Requested filled.

@@ -295,20 +295,34 @@ func prices(p *multiclusterv1alpha1.ClusterPrices) placement.Prices {
 // being bound and its owner's next reconcile. Workload keys in a must be
 // OwnerKey values.
 func (inv *Inventory) SnapshotFor(traffic map[string]map[string]float64, a *placement.Assumptions) *placement.Snapshot {
-	inv.mu.RLock()
-	bound := make(map[string]map[string]int32, len(inv.members))
-	for name, m := range inv.members {
-		bound[name] = m.capacity.boundByOwner()
-	}
-	inv.mu.RUnlock()
-	for cluster, owners := range bound {
-		for key, n := range owners {
-			a.Observe(key, cluster, n)
-		}
-	}
+	a.Refresh(inv.bound)
 	s := inv.Snapshot(traffic)
 	s.ApplyAssumptions(a)
 	return s
+}
+
+// bound returns how many pods of owner key member cluster shows bound.
+func (inv *Inventory) bound(key, cluster string) int32 {
+	inv.mu.RLock()
+	m, ok := inv.members[cluster]
+	inv.mu.RUnlock()
+	if !ok {
+		return 0
+	}
+	return m.capacity.boundOf(key)
+}
+
+// Readiness returns, for every known member, whether it is ready and
+// connected: what a snapshot's Ready says, without copying any node.
+func (inv *Inventory) Readiness() map[string]bool {
+	inv.mu.RLock()
+	defer inv.mu.RUnlock()
+	out := make(map[string]bool, len(inv.clusters))
+	for name, e := range inv.clusters {
+		_, connected := inv.members[name]
+		out[name] = e.info.Ready && connected
+	}
+	return out
 }
 
 // Snapshot returns the placement framework's view of every known cluster. A

@@ -93,6 +93,21 @@ func (a *Assumptions) Observe(key, cluster string, visible int32) {
 	}
 }
 
+// Refresh sets, for every workload and cluster with replicas still assumed,
+// what the cluster shows now, as visible(key, cluster) reports it; it is
+// Observe for all outstanding assumptions at once, and costs what is
+// outstanding, not what the clusters hold.
+func (a *Assumptions) Refresh(visible func(key, cluster string) int32) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for key, byCluster := range a.byKey {
+		for cluster, e := range byCluster {
+			e.visible = visible(key, cluster)
+		}
+		a.compact(key)
+	}
+}
+
 // Forget drops everything assumed for the workload.
 func (a *Assumptions) Forget(key string) {
 	a.mu.Lock()

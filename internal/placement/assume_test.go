@@ -115,3 +115,28 @@ func TestAssumptionsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestAssumptionsRefresh(t *testing.T) {
+	w := &Workload{Key: "web/app", PodRequests: res(1000, 1, 1)}
+	a := NewAssumptions()
+	a.Assume(w, &Decision{Assignments: []Assignment{{Cluster: "lille", Replicas: 5}, {Cluster: "rennes", Replicas: 3}}})
+
+	var asked []string
+	a.Refresh(func(key, cluster string) int32 {
+		asked = append(asked, key+"@"+cluster)
+		return map[string]int32{"lille": 4, "rennes": 3}[cluster]
+	})
+	got := map[string]int32{"lille": a.Assumed(w.Key, "lille"), "rennes": a.Assumed(w.Key, "rennes")}
+	if diff := cmp.Diff(map[string]int32{"lille": 1, "rennes": 0}, got); diff != "" {
+		t.Errorf("Assumed() after Refresh (-want +got):\n%s", diff)
+	}
+	if len(asked) != 2 {
+		t.Errorf("Refresh asked %v, want the two outstanding clusters only", asked)
+	}
+	a.Refresh(func(string, string) int32 { return 5 })
+	asked = nil
+	a.Refresh(func(key, cluster string) int32 { asked = append(asked, key+"@"+cluster); return 0 })
+	if len(asked) != 0 || a.Assumed(w.Key, "lille") != 0 {
+		t.Errorf("after everything was visible, Refresh asked %v and Assumed(lille) = %d; want nothing outstanding", asked, a.Assumed(w.Key, "lille"))
+	}
+}

@@ -3,6 +3,7 @@ package propagation
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,6 +75,15 @@ func (o Owner) stamp(obj metav1.Object, generation int64) {
 	ann[multiclusterv1alpha1.AnnotationOwnerUID] = o.UID
 	ann[multiclusterv1alpha1.AnnotationOwnerGeneration] = strconv.FormatInt(generation, 10)
 	obj.SetAnnotations(ann)
+}
+
+// stampTemplate puts the owner's labels on a pod template, so that the pods
+// made from it can be traced back too.
+func (o Owner) stampTemplate(tpl *corev1.PodTemplateSpec) {
+	if tpl.Labels == nil {
+		tpl.Labels = map[string]string{}
+	}
+	maps.Copy(tpl.Labels, o.Labels())
 }
 
 // Apply writes obj into a member with server-side apply, forcing Meridian's

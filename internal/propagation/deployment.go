@@ -37,11 +37,6 @@ func Deployment(mcd *multiclusterv1alpha1.MultiClusterDeployment, replicas int32
 		},
 	}
 	owner.stamp(d, mcd.Generation)
-	tpl := d.Spec.Template.Labels
-	if tpl == nil {
-		tpl = map[string]string{}
-	}
-	maps.Copy(tpl, owner.Labels())
-	d.Spec.Template.Labels = tpl
+	owner.stampTemplate(&d.Spec.Template)
 	return d
 }

@@ -37,12 +37,7 @@ func Job(mcj *multiclusterv1alpha1.MultiClusterJob, parallelism int32, completio
 		},
 	}
 	owner.stamp(j, mcj.Generation)
-	tpl := j.Spec.Template.Labels
-	if tpl == nil {
-		tpl = map[string]string{}
-	}
-	maps.Copy(tpl, owner.Labels())
-	j.Spec.Template.Labels = tpl
+	owner.stampTemplate(&j.Spec.Template)
 	return j
 }
 

@@ -42,18 +42,18 @@ type member struct {
 // of mcd. A member that is known but not connected is reported with the
 // replicas the last decision gave it.
 func (r *Reconciler) observe(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment) (map[string]*member, error) {
-	snap := r.Inventory.Snapshot(nil)
-	out := make(map[string]*member, len(snap.Clusters))
+	readiness := r.Inventory.Readiness()
+	out := make(map[string]*member, len(readiness))
 	owner := propagation.OwnerOfDeployment(mcd)
-	for _, c := range snap.Clusters {
-		m := &member{name: c.Name, ready: c.Ready}
-		if since, ok := r.Inventory.NotReadySince(c.Name); ok {
+	for name, ready := range readiness {
+		m := &member{name: name, ready: ready}
+		if since, ok := r.Inventory.NotReadySince(name); ok {
 			m.notReadySince = since
 		}
-		out[c.Name] = m
-		conn, ok := r.Inventory.Member(c.Name)
+		out[name] = m
+		conn, ok := r.Inventory.Member(name)
 		if !ok {
-			m.replicas = lastDecision(mcd, c.Name)
+			m.replicas = lastDecision(mcd, name)
 			continue
 		}
 		m.client = conn.Client

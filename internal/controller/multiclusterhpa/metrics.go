@@ -35,15 +35,14 @@ func (u usage) utilization() float64 {
 // their PodMetrics.
 func readUsage(ctx context.Context, inv *inventory.Inventory, namespace string, selector client.MatchingLabels) usage {
 	var u usage
-	snap := inv.Snapshot(nil)
-	for _, c := range snap.Clusters {
-		m, ok := inv.Member(c.Name)
-		if !ok || !c.Ready {
+	for name, ready := range inv.Readiness() {
+		m, ok := inv.Member(name)
+		if !ok || !ready {
 			continue
 		}
 		var pods corev1.PodList
 		if err := m.Client.List(ctx, &pods, client.InNamespace(namespace), selector); err != nil {
-			u.missing = append(u.missing, fmt.Sprintf("%s: failed to list pods: %v", c.Name, err))
+			u.missing = append(u.missing, fmt.Sprintf("%s: failed to list pods: %v", name, err))
 			continue
 		}
 		running := map[string]*corev1.Pod{}
@@ -59,10 +58,10 @@ func readUsage(ctx context.Context, inv *inventory.Inventory, namespace string, 
 		err := m.APIReader.List(ctx, &metrics, client.InNamespace(namespace), selector)
 		switch {
 		case meta.IsNoMatchError(err):
-			u.missing = append(u.missing, fmt.Sprintf("%s does not serve metrics.k8s.io (install metrics-server)", c.Name))
+			u.missing = append(u.missing, fmt.Sprintf("%s does not serve metrics.k8s.io (install metrics-server)", name))
 			continue
 		case err != nil:
-			u.missing = append(u.missing, fmt.Sprintf("%s: failed to read pod metrics: %v", c.Name, err))
+			u.missing = append(u.missing, fmt.Sprintf("%s: failed to read pod metrics: %v", name, err))
 			continue
 		}
 		seen := 0
@@ -79,7 +78,7 @@ func readUsage(ctx context.Context, inv *inventory.Inventory, namespace string, 
 			u.requestedMilli += placement.PodRequests(p).MilliCPU
 		}
 		if seen < len(running) {
-			u.missing = append(u.missing, fmt.Sprintf("%s: %d of %d running pods have no metrics yet", c.Name, len(running)-seen, len(running)))
+			u.missing = append(u.missing, fmt.Sprintf("%s: %d of %d running pods have no metrics yet", name, len(running)-seen, len(running)))
 		}
 	}
 	return u

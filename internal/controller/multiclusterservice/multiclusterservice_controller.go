@@ -199,7 +199,7 @@ func (r *Reconciler) sync(ctx context.Context, mcs *multiclusterv1alpha1.MultiCl
 		if mcs.Spec.Export == nil || *mcs.Spec.Export {
 			err := propagation.Apply(ctx, m.Client, propagation.ServiceExport(mcs))
 			switch {
-			case meta.IsNoMatchError(err) || isNoKind(err):
+			case meta.IsNoMatchError(err):
 				notes = append(notes, fmt.Sprintf("%s does not serve ServiceExport (install the Multi-Cluster Services API CRDs there to route across clusters)", name))
 			case err != nil:
 				errs = append(errs, fmt.Errorf("member %q: %w", name, err))
@@ -214,17 +214,13 @@ func (r *Reconciler) sync(ctx context.Context, mcs *multiclusterv1alpha1.MultiCl
 	return have, notes, errors.Join(errs...)
 }
 
-func isNoKind(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "no matches for kind")
-}
-
 // remove deletes mcs's Service and export from a member, if Meridian made
 // them for mcs.
 func (r *Reconciler) remove(ctx context.Context, c client.Client, mcs *multiclusterv1alpha1.MultiClusterService) error {
 	owner := propagation.OwnerOfService(mcs)
 	for _, obj := range []client.Object{&corev1.Service{}, &mcsv1beta1.ServiceExport{}} {
 		err := c.Get(ctx, client.ObjectKeyFromObject(mcs), obj)
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || isNoKind(err) {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			continue
 		}
 		if err != nil {
