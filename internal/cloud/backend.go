@@ -1,0 +1,72 @@
+package cloud
+
+import (
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Spec is the cloud cluster a CloudProvisioner asks for.
+type Spec struct {
+	// Name is the cluster's name, which is also the name of the Meridian
+	// Cluster that joins it.
+	Name string
+	// Namespace is where the backend keeps the objects it writes to the
+	// management cluster and where the credentials Secret lives.
+	Namespace string
+	// Provider and Region say where the cluster runs; FloatingIP is the
+	// address given to its API server, when the provider needs one.
+	Provider   string
+	Region     string
+	FloatingIP string
+	// Flavor is the provider's instance type of a worker, NodeCPU and
+	// NodeMemory its size.
+	Flavor     string
+	NodeCPU    resource.Quantity
+	NodeMemory resource.Quantity
+	// Workers is how many worker nodes the cluster should have.
+	Workers int32
+	// Remove names worker nodes to remove first when Workers is below the
+	// number the cluster has.
+	Remove []string
+	// CredentialsSecret names the Secret in Namespace that holds the cloud
+	// credentials; empty for backends that need none.
+	CredentialsSecret string
+	// Labels are set on every object the backend writes.
+	Labels map[string]string
+}
+
+// Status is what a backend reports about a cluster.
+type Status struct {
+	// Exists is false when the cluster was never created or is fully gone.
+	Exists bool
+	// Ready is true once the cluster's API server answers and Kubeconfig
+	// reaches it.
+	Ready bool
+	// Kubeconfig reaches the cluster's API server with credentials for
+	// Meridian; set when Ready.
+	Kubeconfig []byte
+	// Workers is how many worker nodes exist, ready or not, and
+	// ReadyWorkers how many of them are ready.
+	Workers      int32
+	ReadyWorkers int32
+	// Message says what the backend is waiting for, in words.
+	Message string
+}
+
+// Backend creates, scales and removes cloud clusters.
+type Backend interface {
+	// Ensure creates the cluster when it does not exist and sets its worker
+	// count to spec.Workers, removing spec.Remove first when it shrinks.
+	Ensure(ctx context.Context, spec Spec) error
+	// Status reports the cluster spec names.
+	Status(ctx context.Context, spec Spec) (Status, error)
+	// Delete removes the cluster and everything the backend made for it.
+	// Status reports Exists false once it is gone.
+	Delete(ctx context.Context, spec Spec) error
+}
+
+// ErrInvalidSpec is returned, wrapped with the field at fault, when a
+// backend cannot act on a Spec.
+var ErrInvalidSpec = errors.New("invalid cloud cluster spec")
