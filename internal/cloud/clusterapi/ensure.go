@@ -1,0 +1,82 @@
+package clusterapi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/meridian-dev/meridian/internal/cloud"
+)
+
+// Ensure writes the cluster's objects, those referenced before those that
+// reference them, so that Cluster API finds everything a Cluster needs
+// once it sees it. When the workers go down, it marks the Machines of the
+// nodes in spec.Remove for deletion before it lowers the replicas.
+func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
+	infra, err := b.infrastructureFor(spec)
+	if err != nil {
+		return err
+	}
+	if spec.Workers < 0 {
+		return invalid(field.ErrorList{field.Invalid(pathWorkers, spec.Workers, "must be 0 or more")})
+	}
+	if err := infra.validate(ctx, b.client, spec); err != nil {
+		return err
+	}
+	n := namesOf(spec)
+	if err := b.checkOwned(ctx, n); err != nil {
+		return err
+	}
+	for _, obj := range []client.Object{
+		infra.cluster(spec, n),
+		infra.machineTemplate(spec, n, true),
+		infra.machineTemplate(spec, n, false),
+		b.configTemplate(infra, n),
+		b.controlPlane(infra, n),
+		b.cluster(infra, n),
+	} {
+		label(obj, spec, n)
+		if err := b.apply(ctx, obj); err != nil {
+			return err
+		}
+	}
+	if err := b.markForRemoval(ctx, spec, n); err != nil {
+		return err
+	}
+	md := b.machineDeployment(spec, infra, n)
+	label(md, spec, n)
+	return b.apply(ctx, md)
+}
+
+// checkOwned refuses a Cluster of the same name that Meridian did not
+// write: applying over it would take over, and scale, someone else's
+// cluster.
+func (b *Backend) checkOwned(ctx context.Context, n names) error {
+	cl := &clusterv1.Cluster{}
+	err := b.get(ctx, clusterKind, n.key(n.cluster), cl)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to read Cluster %s: %w", n.key(n.cluster), err)
+	}
+	if !written(cl) {
+		return fmt.Errorf("%w: %w", cloud.ErrInvalidSpec, field.Invalid(pathName, n.cluster,
+			fmt.Sprintf("Cluster %s exists and was not written by Meridian (no field manager %q): choose another name", n.key(n.cluster), FieldManager)))
+	}
+	return nil
+}
+
+// written says whether Meridian applied obj.
+func written(obj metav1.Object) bool {
+	return slices.ContainsFunc(obj.GetManagedFields(), func(f metav1.ManagedFieldsEntry) bool {
+		return f.Manager == FieldManager && f.Operation == metav1.ManagedFieldsOperationApply
+	})
+}
