@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # k8s-bin.sh builds the real Kubernetes binaries Meridian's tests and testbed run
 # (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, etcd,
-# kwok, kwokctl)
+# kwok, kwokctl, metrics-server)
 # from the Go module proxy into a folder keyed by version, once per machine.
+# metrics-server's version is not in the folder's name: a binary of another
+# version than hack/metrics-server pins is rebuilt in place.
 #
 # Usage: hack/k8s-bin.sh [DIR]   (default: bin/k8s/<kubernetes version>)
 # Prints the folder on its last line; a binary already there is not rebuilt.
@@ -12,6 +14,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 k8s_version="$(awk '$1=="k8s.io/kubernetes"{print $2}' "$root/hack/k8s/go.mod")"
 etcd_version="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "$root/hack/k8s/go.mod")"
 kwok_version="$(awk '$1=="require" && $2=="sigs.k8s.io/kwok"{print $3}' "$root/hack/kwok/go.mod")"
+metrics_server_version="$(awk '$1=="require" && $2=="sigs.k8s.io/metrics-server"{print $3}' "$root/hack/metrics-server/go.mod")"
 dir="${1:-$root/bin/k8s/${k8s_version}-etcd${etcd_version}-kwok${kwok_version}}"
 mkdir -p "$dir"
 
@@ -24,6 +27,7 @@ targets=(
   "kubectl hack/k8s k8s.io/kubernetes/cmd/kubectl"
   "kwok hack/kwok sigs.k8s.io/kwok/cmd/kwok"
   "kwokctl hack/kwok sigs.k8s.io/kwok/cmd/kwokctl"
+  "metrics-server hack/metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server"
 )
 
 # The Kubernetes binaries report their version from these variables; without
@@ -33,6 +37,11 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   k8s_ldflags+=" -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=$(cut -d. -f1 <<<"${k8s_version#v}")"
   k8s_ldflags+=" -X $pkg.gitMinor=$(cut -d. -f2 <<<"$k8s_version") -X $pkg.gitTreeState=clean"
 done
+# metrics-server reports its version from client-go's variables too; kwokctl
+# runs it with --version before starting it.
+v="k8s.io/client-go/pkg/version"
+metrics_server_ldflags="-s -w -X $v.gitVersion=$metrics_server_version -X $v.gitMajor=$(cut -d. -f1 <<<"${metrics_server_version#v}")"
+metrics_server_ldflags+=" -X $v.gitMinor=$(cut -d. -f2 <<<"$metrics_server_version") -X $v.gitTreeState=clean"
 
 # built reports whether a usable binary is already there: for Kubernetes's
 # own, one that reports the pinned version.
@@ -41,7 +50,10 @@ built() {
   [[ -x "$dir/$name" ]] || return 1
   case "$name" in
     kube-*) "$dir/$name" --version 2>/dev/null | grep -q "Kubernetes $k8s_version" ;;
-    kubectl) "$dir/$name" version --client 2>/dev/null | grep -q "Client Version: $k8s_version" ;;
+    # Not piped into grep -q: kubectl would die of SIGPIPE when grep quits
+    # first, and pipefail would take the binary as missing.
+    kubectl) [[ "$("$dir/$name" version --client 2>/dev/null)" == *"Client Version: $k8s_version"* ]] ;;
+    metrics-server) [[ "$("$dir/$name" --version 2>/dev/null)" == "$metrics_server_version" ]] ;;
   esac
 }
 
@@ -60,6 +72,7 @@ for t in "${targets[@]}"; do
   # leaves a half-written binary that the next run would take as done.
   ldflags="-s -w"
   [[ "$name" == kube* ]] && ldflags="$k8s_ldflags"
+  [[ "$name" == metrics-server ]] && ldflags="$metrics_server_ldflags"
   ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" "$pkg" ) &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do

@@ -116,7 +116,7 @@ lines of the failing component's log.`,
 	f.IntVar(&o.nodes, "nodes", 3, "nodes per member (uniform profile)")
 	f.StringVar(&o.nodeCPU, "node-cpu", "4", "CPU of each node (uniform profile)")
 	f.StringVar(&o.nodeMemory, "node-memory", "16Gi", "memory of each node (uniform profile)")
-	f.StringVar(&o.binDir, "bin-dir", "", "folder with etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, kwokctl (default: KUBEBUILDER_ASSETS, or the repository's bin/k8s/<version>)")
+	f.StringVar(&o.binDir, "bin-dir", "", "folder with etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, kwokctl, metrics-server (default: KUBEBUILDER_ASSETS, or the repository's bin/k8s/<version>)")
 	f.DurationVar(&o.timeout, "timeout", testbed.DefaultTimeout, "longest time each cluster may take to start")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not report progress")
 	return cmd

@@ -16,7 +16,7 @@ import (
 
 // Binaries are the programs a testbed runs, all expected in one folder:
 // the components, and kwokctl, which starts them.
-var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "kwokctl"}
+var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "kwokctl", MetricsServer}
 
 // FindBinDir returns the folder holding Binaries: KUBEBUILDER_ASSETS when
 // it holds them all, else the newest bin/k8s/<version> folder of the

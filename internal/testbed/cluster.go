@@ -25,7 +25,7 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 	if err := createCluster(ctx, s.l, cs, s.o.BinDir, s.kubectl, s.st.KubernetesVersion); err != nil {
 		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
 	}
-	s.progress.report(cs.Name, StepStart, began, fmt.Sprintf("%s on %s", strings.Join(Components, ", "), cs.server()))
+	s.progress.report(cs.Name, StepStart, began, fmt.Sprintf("%s on %s", strings.Join(cs.Role.Components(), ", "), cs.server()))
 
 	cr, err := s.l.credentials(cs)
 	if err != nil {
@@ -54,15 +54,22 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 		}
 		s.progress.report(cs.Name, StepCRDs, began, fmt.Sprintf("%d Meridian CRDs established", n))
 	case RoleMember:
-		m := s.profileCluster(cs.Name)
-		if err := createNodes(ctx, c, nodes(s.o.Name, cs.Index, m)); err != nil {
-			return nil, s.clusterError(ctx, cs, "kwok-controller", err)
+		if !cs.Added {
+			m := s.profileCluster(cs.Name)
+			if err := createNodes(ctx, c, nodes(s.o.Name, cs.Index, m)); err != nil {
+				return nil, s.clusterError(ctx, cs, "kwok-controller", err)
+			}
+			pools := make([]string, len(m.Nodes))
+			for i, p := range m.Nodes {
+				pools[i] = p.String()
+			}
+			s.progress.report(cs.Name, StepNodes, began, fmt.Sprintf("%d nodes Ready (%s)", m.NodeCount(), strings.Join(pools, ", ")))
 		}
-		pools := make([]string, len(m.Nodes))
-		for i, p := range m.Nodes {
-			pools[i] = p.String()
+		began = time.Now()
+		if err := waitMetricsAPI(ctx, cr); err != nil {
+			return nil, s.clusterError(ctx, cs, MetricsServer, err)
 		}
-		s.progress.report(cs.Name, StepNodes, began, fmt.Sprintf("%d nodes Ready (%s)", m.NodeCount(), strings.Join(pools, ", ")))
+		s.progress.report(cs.Name, StepMetrics, began, fmt.Sprintf("metrics.k8s.io served by metrics-server, resolution %v", MetricResolution))
 	}
 	return cr, nil
 }

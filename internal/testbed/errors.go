@@ -16,4 +16,13 @@ var (
 
 	// ErrUnknownProfile means no built-in profile has the name asked for.
 	ErrUnknownProfile = errors.New("unknown profile")
+
+	// ErrClusterNotFound means the testbed has no cluster of the name
+	// asked for.
+	ErrClusterNotFound = errors.New("no such cluster")
+
+	// ErrProfileCluster means a call that acts on added members was asked
+	// to act on the management cluster or on a member of the profile,
+	// which live and die with the testbed.
+	ErrProfileCluster = errors.New("cluster belongs to the testbed's profile")
 )

@@ -1,7 +1,9 @@
 package testbed
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -87,6 +89,38 @@ func buildKubeconfig(contexts ...kubeconfigContext) ([]byte, error) {
 		return nil, fmt.Errorf("failed to encode kubeconfig: %w", err)
 	}
 	return data, nil
+}
+
+// writeKubeconfig writes the testbed's kubeconfig: a context per cluster
+// of st (ContextName), the management cluster's current. It is rebuilt
+// whole from the clusters' credentials whenever a cluster comes or goes,
+// so it never holds a context of a cluster that is gone.
+func (l layout) writeKubeconfig(st *state) error {
+	var contexts []kubeconfigContext
+	for i := range st.Clusters {
+		cs := &st.Clusters[i]
+		cr, err := l.credentials(cs)
+		if errors.Is(err, fs.ErrNotExist) && cs.Added {
+			// Failed before kwokctl wrote its PKI: nothing to reach.
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		contexts = append(contexts, kubeconfigContext{Name: ContextName(st.Name, cs.Name), credentials: cr})
+	}
+	data, err := buildKubeconfig(contexts...)
+	if err != nil {
+		return err
+	}
+	tmp := l.kubeconfig() + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("failed to write kubeconfig: %w", err)
+	}
+	if err := os.Rename(tmp, l.kubeconfig()); err != nil {
+		return fmt.Errorf("failed to write kubeconfig: %w", err)
+	}
+	return nil
 }
 
 // ContextName is the kubeconfig context of a testbed's cluster:

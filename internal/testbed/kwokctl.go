@@ -33,6 +33,8 @@ type kwokctlComponentPatch struct {
 type kwokctlExtraArg struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
+	// Override replaces the flag kwokctl sets instead of adding another.
+	Override bool `json:"override,omitempty"`
 }
 
 // podCIDR is where the kwok controller of the index-th cluster (0 for the
@@ -56,6 +58,7 @@ type kwokctlOptions struct {
 	KubeControllerManagerBinary string   `json:"kubeControllerManagerBinary"`
 	KubeSchedulerBinary         string   `json:"kubeSchedulerBinary"`
 	KwokControllerBinary        string   `json:"kwokControllerBinary"`
+	MetricsServerBinary         string   `json:"metricsServerBinary,omitempty"`
 	KubectlBinary               string   `json:"kubectlBinary,omitempty"`
 	KubeApiserverPort           int      `json:"kubeApiserverPort"`
 	EtcdPort                    int      `json:"etcdPort"`
@@ -63,6 +66,7 @@ type kwokctlOptions struct {
 	KubeControllerManagerPort   int      `json:"kubeControllerManagerPort"`
 	KubeSchedulerPort           int      `json:"kubeSchedulerPort"`
 	KwokControllerPort          int      `json:"kwokControllerPort"`
+	MetricsServerPort           int      `json:"metricsServerPort,omitempty"`
 }
 
 func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *clusterState) *kwokctlConfiguration {
@@ -70,7 +74,7 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	bin := func(name string) string { return filepath.Join(binDir, name) }
 	o := kwokctlOptions{
 		Runtime:                     "binary",
-		Components:                  Components,
+		Components:                  cs.Role.Components(),
 		BindAddress:                 "127.0.0.1",
 		KubeVersion:                 kubeVersion,
 		SecurePort:                  true,
@@ -91,14 +95,20 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	if filepath.Dir(kubectl) == binDir {
 		o.KubectlBinary = kubectl
 	}
+	patches := []kwokctlComponentPatch{{
+		Name:      "kwok-controller",
+		ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
+	}}
+	if cs.Role == RoleMember {
+		o.MetricsServerBinary = bin(MetricsServer)
+		o.MetricsServerPort = p.MetricsServer
+		patches = append(patches, aggregationPatch(l.pkiDir(cs.Name)), metricsServerPatch())
+	}
 	return &kwokctlConfiguration{
-		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
-		Kind:       "KwokctlConfiguration",
-		Options:    o,
-		ComponentsPatches: []kwokctlComponentPatch{{
-			Name:      "kwok-controller",
-			ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
-		}},
+		APIVersion:        "config.kwok.x-k8s.io/v1alpha1",
+		Kind:              "KwokctlConfiguration",
+		Options:           o,
+		ComponentsPatches: patches,
 	}
 }
 
@@ -197,9 +207,11 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 }
 
 // deadComponent returns the first component (in start order) that kwokctl
-// started and that is not alive any more, "" when there is none.
+// started and that is not alive any more, "" when there is none. A
+// member's components are the most any cluster runs; those a cluster does
+// not run have no pid file.
 func (l layout) deadComponent(cluster string) string {
-	for _, c := range Components {
+	for _, c := range RoleMember.Components() {
 		if pid := l.readPID(cluster, c); pid != 0 && !alive(pid) {
 			return c
 		}

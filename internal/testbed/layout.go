@@ -4,16 +4,31 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Components are the processes of every testbed cluster in the order
 // kwokctl starts them, named as kwokctl names their pid and log files.
+// Members run MetricsServer too (Role.Components).
 var Components = []string{
 	"etcd",
 	"kube-apiserver",
 	"kube-controller-manager",
 	"kube-scheduler",
 	"kwok-controller",
+}
+
+// MetricsServer is the component that serves metrics.k8s.io on every
+// member, from the usage kwok simulates (see UsageCPUAnnotation).
+const MetricsServer = "metrics-server"
+
+// Components returns the processes of a cluster of the role, in start
+// order: Components, and MetricsServer for a member.
+func (r Role) Components() []string {
+	if r == RoleMember {
+		return append(slices.Clip(Components), MetricsServer)
+	}
+	return Components
 }
 
 // layout names the files of a testbed under its folder.

@@ -221,13 +221,20 @@ func TestTailFile(t *testing.T) {
 }
 
 func TestAllocatePorts(t *testing.T) {
-	sets, err := allocatePorts(4)
+	sets, err := allocatePorts(RoleManagement, RoleMember, RoleMember, RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sets[0].MetricsServer != 0 {
+		t.Errorf("management cluster given metrics-server port %d; it runs none", sets[0].MetricsServer)
+	}
 	seen := map[int]bool{}
-	for _, p := range sets {
-		for _, port := range []int{p.KubeAPIServer, p.Etcd, p.EtcdPeer, p.KubeControllerManager, p.KubeScheduler, p.KwokController} {
+	for i, p := range sets {
+		ports := []int{p.KubeAPIServer, p.Etcd, p.EtcdPeer, p.KubeControllerManager, p.KubeScheduler, p.KwokController}
+		if i > 0 {
+			ports = append(ports, p.MetricsServer)
+		}
+		for _, port := range ports {
 			if port < portRangeLow || port > portRangeHigh {
 				t.Errorf("port %d outside %d-%d", port, portRangeLow, portRangeHigh)
 			}

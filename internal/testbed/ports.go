@@ -18,6 +18,8 @@ type Ports struct {
 	KubeControllerManager int `json:"kubeControllerManager"`
 	KubeScheduler         int `json:"kubeScheduler"`
 	KwokController        int `json:"kwokController"`
+	// MetricsServer is set for members only.
+	MetricsServer int `json:"metricsServer,omitempty"`
 }
 
 // portRange is where ports are chosen: below Linux's default ephemeral
@@ -28,10 +30,11 @@ const (
 	portRangeHigh = 32767
 )
 
-// allocatePorts returns n sets of distinct ports that were free on
-// 127.0.0.1 a moment ago: each is bound while the others are chosen, so
-// no two sets share a port.
-func allocatePorts(n int) ([]Ports, error) {
+// allocatePorts returns a set of distinct ports per role, for the
+// components a cluster of that role runs, that were free on 127.0.0.1 a
+// moment ago: each is bound while the others are chosen, so no two sets
+// share a port.
+func allocatePorts(roles ...Role) ([]Ports, error) {
 	var held []net.Listener
 	defer func() {
 		for _, l := range held {
@@ -50,12 +53,16 @@ func allocatePorts(n int) ([]Ports, error) {
 		}
 		return 0, fmt.Errorf("failed to find a free port on 127.0.0.1 between %d and %d", portRangeLow, portRangeHigh)
 	}
-	out := make([]Ports, n)
-	for i := range out {
-		for _, p := range []*int{
+	out := make([]Ports, len(roles))
+	for i, role := range roles {
+		ports := []*int{
 			&out[i].KubeAPIServer, &out[i].Etcd, &out[i].EtcdPeer,
 			&out[i].KubeControllerManager, &out[i].KubeScheduler, &out[i].KwokController,
-		} {
+		}
+		if role == RoleMember {
+			ports = append(ports, &out[i].MetricsServer)
+		}
+		for _, p := range ports {
 			port, err := next()
 			if err != nil {
 				return nil, err

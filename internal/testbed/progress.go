@@ -15,6 +15,8 @@ const (
 	StepReady = "ready"
 	// StepNodes: a member's fake nodes exist and are schedulable.
 	StepNodes = "nodes"
+	// StepMetrics: a member's metrics-server serves metrics.k8s.io.
+	StepMetrics = "metrics"
 	// StepCRDs: Meridian's CRDs are established in the management cluster.
 	StepCRDs = "crds"
 	// StepRegister: the members are Clusters of the management cluster.

@@ -42,15 +42,36 @@ type state struct {
 type clusterState struct {
 	Name string `json:"name"`
 	// Index numbers the clusters: 0 for the management cluster, 1 and up
-	// for the members in profile order. Addresses derive from it.
+	// for the members in profile order, then the added ones. Addresses
+	// derive from it.
 	Index int   `json:"index"`
 	Role  Role  `json:"role"`
 	Ports Ports `json:"ports"`
-	Nodes int   `json:"nodes"`
+	// Nodes is the number of nodes the profile gave a member.
+	Nodes int `json:"nodes"`
+	// Region and Zone label a member's nodes.
+	Region string `json:"region,omitempty"`
+	Zone   string `json:"zone,omitempty"`
+	// Added is true for a member AddCluster started on the running
+	// testbed, outside its profile.
+	Added bool `json:"added,omitempty"`
+	// Phase is an added member's: Starting, Up or Failed.
+	Phase string `json:"phase,omitempty"`
 }
 
 func (s *clusterState) server() string {
 	return fmt.Sprintf("https://127.0.0.1:%d", s.Ports.KubeAPIServer)
+}
+
+// cluster returns the state of the cluster of that name, nil if there is
+// none.
+func (s *state) cluster(name string) *clusterState {
+	for i := range s.Clusters {
+		if s.Clusters[i].Name == name {
+			return &s.Clusters[i]
+		}
+	}
+	return nil
 }
 
 func (l layout) writeState(s *state) error {
@@ -86,7 +107,8 @@ func (l layout) readState() (*state, error) {
 
 // lock takes the testbed's lock without waiting; the returned function
 // releases it. The lock dies with its process, so a killed command never
-// leaves the testbed locked.
+// leaves the testbed locked. It is a lock on an open file, so two
+// goroutines of one process exclude each other too.
 func (l layout) lock() (func(), error) {
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("failed to create testbed folder: %w", err)

@@ -29,7 +29,11 @@ type ClusterStatus struct {
 	Role    Role
 	Server  string
 	Context string
-	// Components are in start order (Components).
+	// Added is true for a member AddCluster started, outside the profile;
+	// Phase is then Starting, Up or Failed.
+	Added bool
+	Phase string
+	// Components are in start order (Role.Components).
 	Components []ComponentStatus
 	// RSSBytes and PSSBytes sum the memory of the cluster's processes
 	// (see Process).
@@ -112,20 +116,59 @@ func GetStatus(ctx context.Context, dir string) (*Status, error) {
 	for i := range st.Clusters {
 		cs := &st.Clusters[i]
 		c := &out.Clusters[i]
-		*c = ClusterStatus{Name: cs.Name, Role: cs.Role, Server: cs.server(), Context: ContextName(st.Name, cs.Name)}
-		for _, name := range Components {
-			comp := ComponentStatus{Name: name, PID: l.readPID(cs.Name, name)}
-			if p, ok := running[[2]string{cs.Name, name}]; ok {
-				comp.PID, comp.Alive, comp.RSSBytes, comp.PSSBytes = p.PID, true, p.RSSBytes, p.PSSBytes
-				c.RSSBytes += p.RSSBytes
-				c.PSSBytes += p.PSSBytes
-			}
-			c.Components = append(c.Components, comp)
-		}
+		l.processStatus(st.Name, cs, running, c)
 		wg.Go(func() { l.probe(ctx, cs, c) })
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// GetClusterStatus reports on one cluster of the testbed in dir, as
+// GetStatus does; the error wraps ErrClusterNotFound when the testbed has
+// no cluster of that name.
+func GetClusterStatus(ctx context.Context, dir, cluster string) (*ClusterStatus, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
+	}
+	l := layout{dir: dir}
+	st, err := l.readState()
+	if err != nil {
+		return nil, err
+	}
+	cs := st.cluster(cluster)
+	if cs == nil {
+		return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, st.Name, cluster)
+	}
+	procs, err := l.processes()
+	if err != nil {
+		return nil, err
+	}
+	running := map[[2]string]Process{}
+	for _, p := range procs {
+		running[[2]string{p.Cluster, p.Component}] = p
+	}
+	c := &ClusterStatus{}
+	l.processStatus(st.Name, cs, running, c)
+	l.probe(ctx, cs, c)
+	return c, nil
+}
+
+// processStatus fills in what /proc says of the cluster's components.
+func (l layout) processStatus(testbed string, cs *clusterState, running map[[2]string]Process, c *ClusterStatus) {
+	*c = ClusterStatus{
+		Name: cs.Name, Role: cs.Role, Server: cs.server(), Context: ContextName(testbed, cs.Name),
+		Added: cs.Added, Phase: cs.Phase,
+	}
+	for _, name := range cs.Role.Components() {
+		comp := ComponentStatus{Name: name, PID: l.readPID(cs.Name, name)}
+		if p, ok := running[[2]string{cs.Name, name}]; ok {
+			comp.PID, comp.Alive, comp.RSSBytes, comp.PSSBytes = p.PID, true, p.RSSBytes, p.PSSBytes
+			c.RSSBytes += p.RSSBytes
+			c.PSSBytes += p.PSSBytes
+		}
+		c.Components = append(c.Components, comp)
+	}
 }
 
 // probe asks the cluster's API server whether it is ready and how its

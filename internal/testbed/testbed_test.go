@@ -85,8 +85,8 @@ func TestTestbed(t *testing.T) {
 	t.Run("progress", func(t *testing.T) {
 		want := map[string][]string{
 			"management": {StepStart, StepReady, StepCRDs, StepRegister},
-			"member-1":   {StepStart, StepReady, StepNodes},
-			"member-2":   {StepStart, StepReady, StepNodes},
+			"member-1":   {StepStart, StepReady, StepNodes, StepMetrics},
+			"member-2":   {StepStart, StepReady, StepNodes, StepMetrics},
 		}
 		if diff := cmp.Diff(want, steps); diff != "" {
 			t.Errorf("steps reported (-want +got):\n%s", diff)
@@ -273,8 +273,8 @@ func TestTestbed(t *testing.T) {
 		}
 		want := []string{
 			"management ready=true running=5 nodes=0/0 server=" + tb.Management().Server,
-			"member-1 ready=true running=5 nodes=2/2 server=" + tb.Cluster("member-1").Server,
-			"member-2 ready=true running=5 nodes=2/2 server=" + tb.Cluster("member-2").Server,
+			"member-1 ready=true running=6 nodes=2/2 server=" + tb.Cluster("member-1").Server,
+			"member-2 ready=true running=6 nodes=2/2 server=" + tb.Cluster("member-2").Server,
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("status (-want +got):\n%s", diff)
@@ -286,8 +286,8 @@ func TestTestbed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(procs) != 15 {
-			t.Errorf("%d processes, want 15 (3 clusters × 5 components)", len(procs))
+		if len(procs) != 17 {
+			t.Errorf("%d processes, want 17 (5 components of each cluster, and metrics-server on the 2 members)", len(procs))
 		}
 		for _, p := range procs {
 			addrs, err := listeningAddresses(p.PID)

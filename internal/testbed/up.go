@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -124,7 +123,11 @@ func Up(ctx context.Context, o Options) (*Testbed, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := allocatePorts(1 + len(o.Profile.Clusters))
+	roles := []Role{RoleManagement}
+	for range o.Profile.Clusters {
+		roles = append(roles, RoleMember)
+	}
+	ports, err := allocatePorts(roles...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +141,10 @@ func Up(ctx context.Context, o Options) (*Testbed, error) {
 		Clusters:          []clusterState{{Name: ManagementCluster, Role: RoleManagement, Ports: ports[0]}},
 	}
 	for i, m := range o.Profile.Clusters {
-		st.Clusters = append(st.Clusters, clusterState{Name: m.Name, Index: i + 1, Role: RoleMember, Ports: ports[i+1], Nodes: m.NodeCount()})
+		st.Clusters = append(st.Clusters, clusterState{
+			Name: m.Name, Index: i + 1, Role: RoleMember, Ports: ports[i+1], Nodes: m.NodeCount(),
+			Region: m.Region, Zone: m.Zone,
+		})
 	}
 	// Written before anything starts, so that Down finds the testbed even
 	// if this process dies half-way.
@@ -221,9 +227,7 @@ func (s *starter) run(ctx context.Context) (*Testbed, error) {
 
 	began := time.Now()
 	members := map[string][]byte{}
-	contexts := make([]kubeconfigContext, len(creds))
 	for i, cs := range s.st.Clusters {
-		contexts[i] = kubeconfigContext{Name: ContextName(s.o.Name, cs.Name), credentials: creds[i]}
 		if cs.Role != RoleMember {
 			continue
 		}
@@ -247,12 +251,8 @@ func (s *starter) run(ctx context.Context) (*Testbed, error) {
 	s.progress.report(ManagementCluster, StepRegister, began,
 		fmt.Sprintf("%d Clusters (%s) with kubeconfig Secrets in %s", len(members), strings.Join(names, ", "), Namespace))
 
-	kubeconfig, err := buildKubeconfig(contexts...)
-	if err != nil {
+	if err := s.l.writeKubeconfig(s.st); err != nil {
 		return nil, err
-	}
-	if err := os.WriteFile(s.l.kubeconfig(), kubeconfig, 0o600); err != nil {
-		return nil, fmt.Errorf("failed to write kubeconfig: %w", err)
 	}
 	return s.l.testbed(s.st)
 }
