@@ -31,7 +31,7 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 		return err
 	}
 	n := namesOf(spec)
-	if err := b.checkOwned(ctx, n); err != nil {
+	if err := b.checkCluster(ctx, n); err != nil {
 		return err
 	}
 	for _, obj := range []client.Object{
@@ -55,10 +55,11 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	return b.apply(ctx, md)
 }
 
-// checkOwned refuses a Cluster of the same name that Meridian did not
-// write: applying over it would take over, and scale, someone else's
-// cluster.
-func (b *Backend) checkOwned(ctx context.Context, n names) error {
+// checkCluster refuses a Cluster of the same name that Meridian did not
+// write, as applying over it would take over, and scale, someone else's
+// cluster; and a Cluster being deleted, as applying would bring back the
+// templates Delete removed while Cluster API tears the cluster down.
+func (b *Backend) checkCluster(ctx context.Context, n names) error {
 	cl := &clusterv1.Cluster{}
 	err := b.get(ctx, clusterKind, n.key(n.cluster), cl)
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -70,6 +71,9 @@ func (b *Backend) checkOwned(ctx context.Context, n names) error {
 	if !written(cl) {
 		return fmt.Errorf("%w: %w", cloud.ErrInvalidSpec, field.Invalid(pathName, n.cluster,
 			fmt.Sprintf("Cluster %s exists and was not written by Meridian (no field manager %q): choose another name", n.key(n.cluster), FieldManager)))
+	}
+	if !cl.DeletionTimestamp.IsZero() {
+		return fmt.Errorf("cannot ensure Cluster %s while it is being deleted: try again once it is gone", n.key(n.cluster))
 	}
 	return nil
 }
