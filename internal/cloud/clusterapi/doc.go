@@ -52,5 +52,7 @@
 // Delete deletes the Cluster, which Cluster API tears down in order (workers,
 // control plane, infrastructure), and the templates. Once the Cluster is
 // gone it also deletes whatever of the rest is left, which only happens
-// when no Cluster API controller ran to remove it.
+// when no Cluster API controller ran to remove it. Ensure refuses a Cluster
+// being deleted, and every method leaves alone a Cluster (and the objects
+// named like its own) that the field manager "meridian" did not write.
 package clusterapi
