@@ -35,6 +35,10 @@ sim: ## Run the simulator on seed 001's VI-B scenario and print the comparison.
 k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok once into bin/k8s/<version>.
 	@hack/k8s-bin.sh >/dev/null
 
+.PHONY: prometheus
+prometheus: ## Install Debian's Prometheus server, which tests query, when it is missing.
+	@hack/prometheus.sh >/dev/null
+
 ##@ Generate
 
 .PHONY: generate
@@ -49,12 +53,12 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/ from markers
 ##@ Test
 
 .PHONY: test
-test: k8s-bin ## Build what is missing, then run every test (unit, envtest, end-to-end) with a summary.
+test: k8s-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit
-test-unit: ## Run the tests that need no API server.
-	go test $(GO_TEST_FLAGS) -short ./...
+test-unit: prometheus ## Run the tests that need no API server.
+	MERIDIAN_PROMETHEUS="$${MERIDIAN_PROMETHEUS:-$$(hack/prometheus.sh)}" go test $(GO_TEST_FLAGS) -short ./...
 
 .PHONY: test-e2e
 test-e2e: k8s-bin ## Run the end-to-end tests on a local testbed (seed 001 VI-B at reduced scale).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs Meridian's tests, unit and envtest (real API servers from
-# `make k8s-bin`), streams go test's output and ends with a summary.
+# `make k8s-bin`, a real Prometheus from `make prometheus`), streams go
+# test's output and ends with a summary.
 #
 # Usage: hack/test.sh [packages...]   (default ./...)
 # GO_TEST_FLAGS adds flags to go test, for example GO_TEST_FLAGS=-race.
@@ -10,6 +11,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/k8s-bin.sh 2>/dev/null | tail -1)}"
 echo "Kubernetes binaries: $KUBEBUILDER_ASSETS"
+export MERIDIAN_PROMETHEUS="${MERIDIAN_PROMETHEUS:-$(hack/prometheus.sh | tail -1)}"
+echo "Prometheus: $MERIDIAN_PROMETHEUS"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
