@@ -249,11 +249,13 @@ func newTestbedStatusCommand(o *testbedOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show each cluster's processes, API server, nodes and memory",
-		Long: `Show each cluster of the testbed: its API server's URL and readiness, how many
-of its five processes run (and which do not), its schedulable nodes, and the
-memory of its processes: RSS counts shared program text in full for every
-process, PSS divides it among the processes sharing it (the PSS column adds up
-to what the testbed takes). --processes lists every process.
+		Long: `Show each cluster of the testbed, the members added on the way (the testbed
+cloud backend's) too: its API server's URL and readiness, how many of its
+processes run (five; six on a member, with its metrics-server) and which do
+not, its schedulable nodes, and the memory of its processes: RSS counts shared
+program text in full for every process, PSS divides it among the processes
+sharing it (the PSS column adds up to what the testbed takes). --processes
+lists every process.
 
 The command fails when a process is missing, an API server is not ready or a
 node is not schedulable.`,
@@ -319,7 +321,16 @@ func printTestbedStatus(w io.Writer, st *testbed.Status, processes bool) {
 		if c.APIError != "" {
 			nodes = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Role, c.Server, api, procs, nodes, mebibytes(c.RSSBytes), mebibytes(c.PSSBytes))
+		role := string(c.Role)
+		if c.Added {
+			// Started by testbed.AddCluster (the testbed cloud backend), not
+			// by the profile.
+			role += " (added)"
+			if c.Phase != testbed.PhaseUp {
+				role += ", " + c.Phase
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, role, c.Server, api, procs, nodes, mebibytes(c.RSSBytes), mebibytes(c.PSSBytes))
 	}
 	fmt.Fprintf(tw, "total\t\t\t\t\t\t%s\t%s\n", mebibytes(rss), mebibytes(pss))
 	_ = tw.Flush()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -166,14 +167,25 @@ func killAndWait(ctx context.Context, procs []Process, timeout time.Duration) er
 // stopProcesses kills every process of the testbed and waits until none
 // is left; it returns the processes it killed.
 func (l layout) stopProcesses(ctx context.Context) ([]Process, error) {
+	return l.stopCluster(ctx, "")
+}
+
+// stopCluster kills every process of one cluster of the testbed, of every
+// cluster when cluster is "", and waits until none is left; it returns the
+// processes it killed.
+func (l layout) stopCluster(ctx context.Context, cluster string) ([]Process, error) {
 	// Two passes: a process that was being started while the first pass
 	// listed /proc (a component kwokctl was forking when Up failed) is
 	// found by the second.
 	var killed []Process
 	for range 2 {
-		procs, err := l.processes()
+		all, err := l.processes()
 		if err != nil {
 			return killed, err
+		}
+		procs := all
+		if cluster != "" {
+			procs = slices.DeleteFunc(all, func(p Process) bool { return p.Cluster != cluster })
 		}
 		if len(procs) == 0 {
 			break

@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +126,28 @@ func (l layout) lock() (func(), error) {
 		return nil, fmt.Errorf("failed to lock %s: %w", l.lockFile(), err)
 	}
 	return func() { _ = f.Close() }, nil
+}
+
+// lockWait takes the testbed's lock, waiting while another command or
+// call holds it, until ctx ends. It does not create the folder: the
+// calls that wait act on a testbed that exists.
+func (l layout) lockWait(ctx context.Context) (func(), error) {
+	if _, err := os.Stat(l.stateFile()); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w in %s", ErrNotFound, l.dir)
+	}
+	var unlock func()
+	err := poll(ctx, 50*time.Millisecond, func() (bool, error) {
+		var err error
+		unlock, err = l.lock()
+		if errors.Is(err, ErrBusy) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to take the lock of the testbed in %s: %w", l.dir, err)
+	}
+	return unlock, nil
 }
 
 // clean removes everything in the folder but the lock, which the caller

@@ -1,7 +1,9 @@
 package testbed
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -24,7 +26,7 @@ type Testbed struct {
 	KubernetesVersion string
 	StartedAt         time.Time
 	// Clusters are the management cluster, then the members in profile
-	// order.
+	// order, then those AddCluster added.
 	Clusters []*Cluster
 }
 
@@ -37,8 +39,11 @@ type Cluster struct {
 	// Context is the cluster's context in the testbed's kubeconfig.
 	Context string
 	Ports   Ports
-	// Nodes is the number of fake nodes the testbed created.
+	// Nodes is the number of fake nodes the profile gave the cluster;
+	// SetNodes's workers are not counted.
 	Nodes int
+	// Added is true for a member AddCluster started, outside the profile.
+	Added bool
 	// Kubeconfig is a self-contained kubeconfig (credentials embedded) for
 	// the cluster alone, as its kubeconfig Secret holds it.
 	Kubeconfig []byte
@@ -91,7 +96,30 @@ func Open(dir string) (*Testbed, error) {
 	return l.testbed(st)
 }
 
+// OpenCluster returns one cluster of the testbed in dir, with its
+// credentials loaded; the error wraps ErrClusterNotFound when there is no
+// cluster of that name. Unlike Open it works while another call adds or
+// removes a cluster, and on an added cluster whatever its phase.
+func OpenCluster(dir, cluster string) (*Cluster, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
+	}
+	l := layout{dir: dir}
+	st, err := l.readState()
+	if err != nil {
+		return nil, err
+	}
+	cs := st.cluster(cluster)
+	if cs == nil {
+		return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, st.Name, cluster)
+	}
+	return l.cluster(st, cs)
+}
+
 // testbed builds a Testbed from its state and the clusters' credentials.
+// An added cluster that failed before kwokctl wrote its credentials is
+// left out: there is nothing to reach.
 func (l layout) testbed(st *state) (*Testbed, error) {
 	tb := &Testbed{
 		Name:              st.Name,
@@ -103,24 +131,37 @@ func (l layout) testbed(st *state) (*Testbed, error) {
 	}
 	for i := range st.Clusters {
 		cs := &st.Clusters[i]
-		cr, err := l.credentials(cs)
+		c, err := l.cluster(st, cs)
+		if errors.Is(err, fs.ErrNotExist) && cs.Added {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		kc, err := buildKubeconfig(kubeconfigContext{Name: cs.Name, credentials: cr})
-		if err != nil {
-			return nil, err
-		}
-		tb.Clusters = append(tb.Clusters, &Cluster{
-			Name:       cs.Name,
-			Role:       cs.Role,
-			Server:     cs.server(),
-			Context:    ContextName(st.Name, cs.Name),
-			Ports:      cs.Ports,
-			Nodes:      cs.Nodes,
-			Kubeconfig: kc,
-			Config:     cr.restConfig(),
-		})
+		tb.Clusters = append(tb.Clusters, c)
 	}
 	return tb, nil
+}
+
+// cluster builds a Cluster from its state and its credentials.
+func (l layout) cluster(st *state, cs *clusterState) (*Cluster, error) {
+	cr, err := l.credentials(cs)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := buildKubeconfig(kubeconfigContext{Name: cs.Name, credentials: cr})
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{
+		Name:       cs.Name,
+		Role:       cs.Role,
+		Server:     cs.server(),
+		Context:    ContextName(st.Name, cs.Name),
+		Ports:      cs.Ports,
+		Nodes:      cs.Nodes,
+		Added:      cs.Added,
+		Kubeconfig: kc,
+		Config:     cr.restConfig(),
+	}, nil
 }
