@@ -50,8 +50,8 @@ func validateClusterName(name string) error {
 	switch {
 	case len(validation.IsDNS1123Label(name)) > 0:
 		return fmt.Errorf("%q is not a valid cluster name: use lower-case letters, digits and '-', starting and ending with a letter or digit", name)
-	case len(name) > maxClusterNameLength:
-		return fmt.Errorf("%q is longer than %d characters", name, maxClusterNameLength)
+	case len(name) > MaxClusterNameLength:
+		return fmt.Errorf("%q is longer than %d characters", name, MaxClusterNameLength)
 	}
 	return nil
 }

@@ -20,9 +20,10 @@ const (
 	maxNodes   = 254
 )
 
-// maxClusterNameLength keeps a member's node names ("<cluster>-node-<n>")
-// and kubeconfig contexts readable and within label limits.
-const maxClusterNameLength = 40
+// MaxClusterNameLength is the longest name a member may have: it keeps
+// the names of its nodes ("<cluster>-worker-<n>") and its kubeconfig
+// context readable and within label limits.
+const MaxClusterNameLength = 40
 
 // Validate reports every problem of the profile at once, each naming the
 // field, the value and what would be valid.
@@ -42,8 +43,8 @@ func (p *Profile) Validate() error {
 		switch {
 		case len(validation.IsDNS1123Label(c.Name)) > 0:
 			add("%s.name: %q is not a valid cluster name: use lower-case letters, digits and '-', starting and ending with a letter or digit", f, c.Name)
-		case len(c.Name) > maxClusterNameLength:
-			add("%s.name: %q is longer than %d characters", f, c.Name, maxClusterNameLength)
+		case len(c.Name) > MaxClusterNameLength:
+			add("%s.name: %q is longer than %d characters", f, c.Name, MaxClusterNameLength)
 		case c.Name == ManagementCluster:
 			add("%s.name: %q is the management cluster's name; choose another", f, c.Name)
 		case seen[c.Name]:

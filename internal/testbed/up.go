@@ -76,9 +76,9 @@ func (o Options) complete() (Options, error) {
 // ValidateName checks a testbed name: it becomes a folder name and the
 // prefix of kubeconfig contexts.
 func ValidateName(name string) error {
-	if errs := validation.IsDNS1123Label(name); len(errs) > 0 || len(name) > maxClusterNameLength {
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 || len(name) > MaxClusterNameLength {
 		return fmt.Errorf("invalid testbed name %q: use at most %d lower-case letters, digits and '-', starting and ending with a letter or digit",
-			name, maxClusterNameLength)
+			name, MaxClusterNameLength)
 	}
 	return nil
 }

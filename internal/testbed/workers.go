@@ -28,9 +28,9 @@ func WorkerName(cluster string, n int) string {
 	return fmt.Sprintf("%s-worker-%d", cluster, n)
 }
 
-// workerNumber returns n of a worker's name, and whether name is one of
-// the cluster's workers.
-func workerNumber(cluster, name string) (int, bool) {
+// WorkerNumber returns n of a worker's name (WorkerName), and whether
+// name is one of the cluster's workers.
+func WorkerNumber(cluster, name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, cluster+"-worker-")
 	if !ok {
 		return 0, false
@@ -74,7 +74,7 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 		return nil, fmt.Errorf("invalid count %d: must be between 0 and %d", count, maxNodes)
 	}
 	for i, name := range remove {
-		if _, ok := workerNumber(cluster, name); !ok {
+		if _, ok := WorkerNumber(cluster, name); !ok {
 			return nil, fmt.Errorf("invalid remove[%d]: %q is not a worker of cluster %q: want %s", i, name, cluster, WorkerName(cluster, 1))
 		}
 	}
@@ -127,7 +127,7 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 	site := nodeSite{testbed: st.Name, cluster: cluster, region: cs.Region, zone: cs.Zone}
 	var create []*corev1.Node
 	for _, name := range plan.Created {
-		n, _ := workerNumber(cluster, name)
+		n, _ := WorkerNumber(cluster, name)
 		create = append(create, site.node(name, workerAddress(cs.Index, n), size))
 	}
 	if err := createNodes(ctx, c, create); err != nil {
@@ -141,14 +141,14 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 func planWorkers(cluster string, nodes []string, count int, remove []string) *NodeChange {
 	existing := map[int]bool{}
 	for _, name := range nodes {
-		if i, ok := workerNumber(cluster, name); ok {
+		if i, ok := WorkerNumber(cluster, name); ok {
 			existing[i] = true
 		}
 	}
 	removed := map[int]bool{}
 	plan := &NodeChange{}
 	for _, name := range remove {
-		i, _ := workerNumber(cluster, name)
+		i, _ := WorkerNumber(cluster, name)
 		removed[i] = true
 		if existing[i] {
 			delete(existing, i)
