@@ -4,7 +4,9 @@
 // controller, with fake nodes that kwok keeps Ready. Pods really schedule
 // on those nodes, turn Running, or stay Pending when nothing fits: the
 // scheduler and the controllers are Kubernetes's own, only the kubelet is
-// simulated.
+// simulated. Each member also runs metrics-server, which serves
+// metrics.k8s.io from the usage kwok simulates for each pod, as its
+// annotations declare (UsageCPUAnnotation, UsageMemoryAnnotation).
 //
 // # How a testbed starts
 //
@@ -18,6 +20,16 @@
 // registers every member as a Cluster whose kubeconfig lives in a Secret
 // in meridian-system. One kubeconfig file with a context per cluster ends
 // the work.
+//
+// # Clusters added while it runs
+//
+// AddCluster starts one more member on a running testbed, SetNodes gives
+// a member worker nodes (<cluster>-worker-<n>) and takes them away, and
+// RemoveCluster stops an added member and removes every trace of it. Each
+// call takes the testbed's lock for its duration, so a long-running
+// process (the testbed cloud backend, in a controller) can make them
+// while commands read the testbed. Added members live in the same folder
+// and state file as the profile's: Status lists them and Down stops them.
 //
 // # Where state lives
 //

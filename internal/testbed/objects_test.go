@@ -3,6 +3,7 @@ package testbed
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,14 +127,10 @@ func TestBuildKubeconfig(t *testing.T) {
 
 func TestKwokctlConfiguration(t *testing.T) {
 	l := layout{dir: "/state/tb"}
-	cs := &clusterState{Name: "member-2", Index: 2, Ports: Ports{KubeAPIServer: 20001, Etcd: 20002, EtcdPeer: 20003, KubeControllerManager: 20004, KubeScheduler: 20005, KwokController: 20006}}
-	data, err := yaml.Marshal(newKwokctlConfiguration(l, "/bin/k8s", "/usr/bin/kubectl", "v1.36.3", cs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ports := Ports{KubeAPIServer: 20001, Etcd: 20002, EtcdPeer: 20003, KubeControllerManager: 20004, KubeScheduler: 20005, KwokController: 20006}
 	// Every binary absolute, every port explicit (etcdPeerPort has no
 	// kwokctl flag), everything on 127.0.0.1, the cache in the testbed.
-	for _, line := range []string{
+	common := []string{
 		"kind: KwokctlConfiguration",
 		"runtime: binary",
 		"bindAddress: 127.0.0.1",
@@ -150,18 +147,67 @@ func TestKwokctlConfiguration(t *testing.T) {
 		"kubeSchedulerPort: 20005",
 		"kwokControllerPort: 20006",
 		"kubeVersion: v1.36.3",
-		// Pod IPs distinct across clusters.
 		"name: kwok-controller",
 		"- key: cidr",
-		"value: 10.2.0.1/16",
-	} {
-		if !strings.Contains(string(data), line+"\n") {
-			t.Errorf("configuration lacks %q:\n%s", line, data)
-		}
 	}
-	if strings.Contains(string(data), "kubectlBinary") {
-		t.Errorf("configuration names a kubectl outside the bin folder; kwokctl should find it on PATH:\n%s", data)
+	// A member runs metrics-server, scraping every 10s the kubelets kwok
+	// emulates at their ExternalIP, behind an API server that names the
+	// proxy's CA.
+	metrics := []string{
+		"- metrics-server",
+		"metricsServerBinary: /bin/k8s/metrics-server",
+		"metricsServerPort: 20007",
+		"name: metrics-server",
+		"- key: metric-resolution\n    override: true\n    value: 10s",
+		"- key: kubelet-preferred-address-types\n    override: true\n    value: ExternalIP",
+		"- key: kubelet-request-timeout\n    value: 5s",
+		"name: kube-apiserver",
+		"- key: requestheader-client-ca-file\n    value: /state/tb/kwok/clusters/member-2/pki/ca.crt",
+		"- key: requestheader-allowed-names\n    value: kwok-admin",
 	}
+	tests := []struct {
+		name       string
+		cluster    clusterState
+		want       []string
+		wantAbsent []string
+	}{
+		{
+			name:       "member",
+			cluster:    clusterState{Name: "member-2", Index: 2, Role: RoleMember, Ports: withMetricsServer(ports, 20007)},
+			want:       append(append(slices.Clone(common), metrics...), "value: 10.2.0.1/16"), // pod IPs distinct across clusters
+			wantAbsent: []string{"kubectlBinary"},
+		},
+		{
+			name:       "management",
+			cluster:    clusterState{Name: "management", Index: 0, Role: RoleManagement, Ports: ports},
+			want:       append(slices.Clone(common), "value: 10.0.0.1/16"),
+			wantAbsent: []string{"kubectlBinary", "metrics-server", "metricsServer", "requestheader"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := yaml.Marshal(newKwokctlConfiguration(l, "/bin/k8s", "/usr/bin/kubectl", "v1.36.3", &tc.cluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range tc.want {
+				if !strings.Contains(string(data), line+"\n") {
+					t.Errorf("configuration lacks %q:\n%s", line, data)
+				}
+			}
+			// kubectlBinary: kubectl outside the bin folder is found on PATH.
+			for _, s := range tc.wantAbsent {
+				if strings.Contains(string(data), s) {
+					t.Errorf("configuration holds %q:\n%s", s, data)
+				}
+			}
+		})
+	}
+}
+
+func withMetricsServer(p Ports, port int) Ports {
+	p.MetricsServer = port
+	return p
 }
 
 func TestKwokctlEnv(t *testing.T) {
