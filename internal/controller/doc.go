@@ -10,7 +10,7 @@
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=clusters/finalizers;multiclusterdeployments/finalizers;multiclusterjobs/finalizers;multiclusterservices/finalizers;cloudprovisioners/finalizers,verbs=update
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=multiclusterdeployments/scale,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=clusters,verbs=create;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete

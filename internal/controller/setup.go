@@ -12,6 +12,8 @@ import (
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/controller/cloudprovisioner"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
@@ -43,6 +45,12 @@ type Options struct {
 	// OrphanSweepInterval is the time between two sweeps for member objects
 	// whose owner is gone.
 	OrphanSweepInterval time.Duration
+	// CloudBackends create the clusters CloudProvisioners ask for, by
+	// spec.backend; a CloudProvisioner whose backend is missing waits.
+	CloudBackends map[multiclusterv1alpha1.ProvisionerBackend]cloud.Backend
+	// ProvisionerPeriod is the time between two decisions of a
+	// CloudProvisioner.
+	ProvisionerPeriod time.Duration
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -121,6 +129,16 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Recorder:  mgr.GetEventRecorder("meridian-service"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterService controller: %w", err)
+	}
+	if err := (&cloudprovisioner.Reconciler{
+		Client:    mgr.GetClient(),
+		Inventory: inv,
+		Recorder:  mgr.GetEventRecorder("meridian-provisioner"),
+		Backends:  opts.CloudBackends,
+		Namespace: opts.Namespace,
+		Period:    opts.ProvisionerPeriod,
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the CloudProvisioner controller: %w", err)
 	}
 	if err := mgr.Add(&propagation.Sweeper{
 		Reader: mgr.GetAPIReader(), Inventory: inv, Interval: opts.OrphanSweepInterval, Kinds: SweptKinds(),

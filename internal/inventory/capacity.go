@@ -142,6 +142,30 @@ func (x *capacityIndex) Nodes() []placement.Node {
 	return out
 }
 
+// PodsByNode returns, per node name, the requests of the pods bound to it.
+func (x *capacityIndex) PodsByNode() map[string][]placement.Resources {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := map[string][]placement.Resources{}
+	for _, p := range x.pods {
+		out[p.node] = append(out[p.node], p.request)
+	}
+	return out
+}
+
+// Owners counts the owners with at least one pod bound and not finished.
+func (x *capacityIndex) Owners() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := 0
+	for _, c := range x.bound {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Summary is the totals a Cluster's status reports.
 type Summary struct {
 	Nodes       int32

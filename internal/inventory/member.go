@@ -225,6 +225,12 @@ func (m *Member) Nodes() []placement.Node { return m.capacity.Nodes() }
 // Summary returns the member's capacity totals.
 func (m *Member) Summary() Summary { return m.capacity.Summary() }
 
+// PodsByNode returns, per node name, the requests of the pods bound to it.
+func (m *Member) PodsByNode() map[string][]placement.Resources { return m.capacity.PodsByNode() }
+
+// Workloads counts the Meridian workloads with pods bound in the member.
+func (m *Member) Workloads() int { return m.capacity.Owners() }
+
 func (m *Member) stop() {
 	if m.cancel != nil {
 		m.cancel()

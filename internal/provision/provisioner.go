@@ -240,3 +240,12 @@ func (p *Provisioner) unneeded(n NodeState, all []NodeState, removed map[string]
 	}
 	return packInto(n.Pods, bins)
 }
+
+// IdleSince returns when the cloud cluster was first seen running no
+// workload, or zero while it runs some.
+func (p *Provisioner) IdleSince() time.Time { return p.idleSince }
+
+// Restore carries over what a previous provisioner recorded (after a
+// controller restart), so that the de-provisioning delay does not start
+// again.
+func (p *Provisioner) Restore(idleSince time.Time) { p.idleSince = idleSince }

@@ -140,6 +140,27 @@ func Start(t testing.TB, opts Options) *Env {
 	return &Env{Management: clusters[0], Members: clusters[1:]}
 }
 
+// StartCluster starts one more API server with no CRDs, named name, and
+// stops it when t ends. It returns an error rather than failing t, so that
+// code running outside the test's goroutine (a cloud backend creating a
+// cluster) may call it.
+func StartCluster(t testing.TB, name string) (*Cluster, error) {
+	assets, err := AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	c, err := startOne(name, &envtest.Environment{BinaryAssetsDirectory: assets})
+	if err != nil {
+		return nil, fmt.Errorf("failed to start API server of %s: %w", name, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("failed to stop API server of %s: %v", c.Name, err)
+		}
+	})
+	return c, nil
+}
+
 func startOne(name string, env *envtest.Environment) (*Cluster, error) {
 	cfg, err := env.Start()
 	if err != nil {

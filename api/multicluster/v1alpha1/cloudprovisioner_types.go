@@ -5,6 +5,36 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// CloudProvisioner condition types and reasons.
+const (
+	// CloudProvisionerReady is True while the cloud cluster exists, has
+	// joined as a Cluster and that Cluster is Ready.
+	CloudProvisionerReady = "Ready"
+	// CloudProvisionerActive is True for the one CloudProvisioner that
+	// acts (the oldest); the others stand by, so that two cloud clusters
+	// are never provisioned for the same replicas.
+	CloudProvisionerActive = "Active"
+
+	// CloudReasonNoCluster means no cloud cluster exists: the member
+	// clusters hold every replica.
+	CloudReasonNoCluster = "NoCloudCluster"
+	// CloudReasonProvisioning means the backend is creating the cluster;
+	// the message says what it waits for.
+	CloudReasonProvisioning = "Provisioning"
+	// CloudReasonJoined means the cloud cluster is a Ready member.
+	CloudReasonJoined = "Joined"
+	// CloudReasonDeprovisioning means the cloud cluster is being removed.
+	CloudReasonDeprovisioning = "Deprovisioning"
+	// CloudReasonBackendError means the backend failed; the message holds
+	// the error.
+	CloudReasonBackendError = "BackendError"
+	// CloudReasonOldest marks the acting CloudProvisioner.
+	CloudReasonOldest = "Oldest"
+	// CloudReasonStandby marks a CloudProvisioner that waits because an
+	// older one acts.
+	CloudReasonStandby = "Standby"
+)
+
 // ProvisionerBackend names how a cloud cluster is created.
 // +kubebuilder:validation:Enum=ClusterAPI;Testbed
 type ProvisionerBackend string
@@ -15,6 +45,21 @@ const (
 	BackendClusterAPI ProvisionerBackend = "ClusterAPI"
 	// BackendTestbed starts a local member cluster with fake nodes.
 	BackendTestbed ProvisionerBackend = "Testbed"
+)
+
+// ProvisioningMode says whether the provisioner waits for replicas to be
+// unschedulable or also provisions ahead of a rising demand.
+// +kubebuilder:validation:Enum=Reactive;Predictive
+type ProvisioningMode string
+
+// The provisioning modes.
+const (
+	// ModeReactive provisions for replicas that fit nowhere now (seed 001's
+	// Algorithm 4).
+	ModeReactive ProvisioningMode = "Reactive"
+	// ModePredictive also provisions for the demand forecast over the time
+	// new capacity takes to arrive.
+	ModePredictive ProvisioningMode = "Predictive"
 )
 
 // CloudProvider names a cloud a cluster can be provisioned in.
@@ -59,6 +104,12 @@ type CloudProvisionerSpec struct {
 	// +optional
 	// +kubebuilder:validation:Format=ipv4
 	FloatingIP string `json:"floatingIP,omitempty"`
+
+	// mode says whether to provision only for replicas that fit nowhere now
+	// (Reactive) or also ahead of a rising demand (Predictive).
+	// +optional
+	// +kubebuilder:default=Reactive
+	Mode ProvisioningMode `json:"mode,omitempty"`
 
 	// nodeSize is the size of each worker node.
 	// +required
@@ -138,9 +189,25 @@ type CloudProvisionerStatus struct {
 	// +optional
 	Phase CloudProvisionerPhase `json:"phase,omitempty"`
 
-	// nodes the cloud cluster has now.
+	// nodes the cloud cluster has now, ready or not.
 	// +optional
 	Nodes int32 `json:"nodes,omitempty"`
+
+	// readyNodes of the cloud cluster that take pods.
+	// +optional
+	ReadyNodes int32 `json:"readyNodes,omitempty"`
+
+	// desiredNodes is how many worker nodes were last asked of the backend.
+	// +optional
+	DesiredNodes int32 `json:"desiredNodes,omitempty"`
+
+	// lastDecision is the provisioner's last action other than None.
+	// +optional
+	LastDecision *ProvisionerDecision `json:"lastDecision,omitempty"`
+
+	// provisioningStartedTime is when the cloud cluster was last asked for.
+	// +optional
+	ProvisioningStartedTime *metav1.Time `json:"provisioningStartedTime,omitempty"`
 
 	// provisionedTime is when the cloud cluster became Ready.
 	// +optional
@@ -149,6 +216,28 @@ type CloudProvisionerStatus struct {
 	// emptySince is when the cloud cluster last became empty.
 	// +optional
 	EmptySince *metav1.Time `json:"emptySince,omitempty"`
+}
+
+// ProvisionerDecision is one decision of the provisioner, as it explained
+// it.
+type ProvisionerDecision struct {
+	// action taken: ProvisionCluster, AddNodes, RemoveNodes or RemoveCluster.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Action string `json:"action"`
+
+	// nodes added or removed.
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
+
+	// reason in words.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Reason string `json:"reason,omitempty"`
+
+	// time of the decision.
+	// +required
+	Time metav1.Time `json:"time"`
 }
 
 // CloudProvisioner creates, scales and removes a cloud cluster when the
@@ -162,6 +251,7 @@ type CloudProvisionerStatus struct {
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`
+// +kubebuilder:printcolumn:name="Last",type=string,JSONPath=`.status.lastDecision.action`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CloudProvisioner struct {
 	metav1.TypeMeta `json:",inline"`

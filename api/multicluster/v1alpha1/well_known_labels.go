@@ -22,3 +22,7 @@ const (
 	// object was made from, to tell when it must be written again.
 	AnnotationOwnerGeneration = "multicluster.meridian.dev/owner-generation"
 )
+
+// LabelCloudProvisioner is set, on the Cluster and Secret a CloudProvisioner
+// makes when its cloud cluster joins, to the CloudProvisioner's name.
+const LabelCloudProvisioner = "multicluster.meridian.dev/cloud-provisioner"

@@ -1,0 +1,32 @@
+// Package cloudprovisioner reconciles CloudProvisioners: seed 001's cloud
+// provisioner and cluster autoscaler (Algorithm 4) on real clusters.
+//
+// Every period the active CloudProvisioner (the oldest; the others stand
+// by, so that one shortage never buys two clouds) observes:
+//
+//   - the replicas that fit nowhere: every MultiClusterDeployment's
+//     unplaced replicas, and the pods Pending as Unschedulable in the cloud
+//     cluster, each with its pod template's requests;
+//   - the demand (every replica asked for) and the capacity of the member
+//     clusters that are not cloud clusters, for the predictive mode;
+//   - the cloud cluster itself: what the backend reports, and, once it has
+//     joined, its nodes with the pods bound to them, from the inventory.
+//
+// The decision is package provision's, the same code the simulator runs:
+// provision a cluster sized for what is unschedulable, add nodes, remove
+// unneeded nodes after the scale-down delay, or remove the cluster once it
+// has run no workload for the de-provisioning delay. A cloud.Backend
+// carries it out (Cluster API for a real cloud, the testbed here).
+//
+// When the backend reports the cluster ready, the controller joins it: it
+// writes the kubeconfig to a Secret and creates a Cluster with spec.cloud
+// set, so that placement uses it last and gives it up first. Removal goes
+// the other way: the Cluster is deleted first (its finalizer removes what
+// Meridian propagated), then the backend removes the cloud cluster.
+//
+// What must survive a restart is in the status: the phase (a removal in
+// progress goes on), the number of nodes asked for, and when the cluster
+// became empty (the de-provisioning delay is not started again). How long
+// each node has been unneeded is kept in memory only, so a restart delays
+// a scale-down by at most the scale-down delay, and never hastens one.
+package cloudprovisioner
