@@ -11,6 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
+	cloudtestbed "github.com/meridian-dev/meridian/internal/cloud/testbed"
 	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/scheme"
 )
@@ -20,6 +24,8 @@ type controllerFlags struct {
 	leaderElect         bool
 	metricsAddr         string
 	probeAddr           string
+	testbedDir          string
+	capi                clusterapi.Options
 	opts                controller.Options
 }
 
@@ -51,6 +57,13 @@ installed there (kubectl apply --server-side -f config/crd/bases).`,
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
 	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", 2*time.Minute, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
 	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")
+	fl.DurationVar(&f.opts.ProvisionerPeriod, "provisioner-period", 30*time.Second, "time between two decisions of a CloudProvisioner")
+	fl.StringVar(&f.testbedDir, "testbed-dir", "", "folder of a running testbed (meridian testbed up --dir); enables CloudProvisioners with backend Testbed, which add member clusters to it")
+	fl.StringVar(&f.capi.KubernetesVersion, "capi-kubernetes-version", clusterapi.DefaultKubernetesVersion, "Kubernetes version of the cloud clusters the ClusterAPI backend creates")
+	fl.StringVar(&f.capi.OpenStack.CloudName, "capi-openstack-cloud", "openstack", "cloud of the clouds.yaml in a CloudProvisioner's credentials Secret that the ClusterAPI backend uses")
+	fl.StringVar(&f.capi.OpenStack.Image, "capi-openstack-image", "", "OpenStack image of cloud cluster machines (default ubuntu-2404-kube-<version>)")
+	fl.StringVar(&f.capi.OpenStack.ExternalNetworkID, "capi-openstack-external-network", "", "OpenStack external network of cloud clusters (default: the cloud's only one)")
+	fl.StringVar(&f.capi.OpenStack.SSHKeyName, "capi-openstack-ssh-key", "", "OpenStack SSH key pair put on cloud cluster machines")
 	fl.DurationVar(&f.opts.OrphanSweepInterval, "orphan-sweep-interval", time.Minute, "time between two sweeps for member objects whose owner is gone")
 	return cmd
 }
@@ -76,6 +89,14 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	capi, err := clusterapi.New(mgr.GetClient(), f.capi)
+	if err != nil {
+		return fmt.Errorf("invalid ClusterAPI backend flags: %w", err)
+	}
+	f.opts.CloudBackends = map[multiclusterv1alpha1.ProvisionerBackend]cloud.Backend{multiclusterv1alpha1.BackendClusterAPI: capi}
+	if f.testbedDir != "" {
+		f.opts.CloudBackends[multiclusterv1alpha1.BackendTestbed] = cloudtestbed.New(f.testbedDir)
 	}
 	if _, err := controller.Setup(mgr, f.opts); err != nil {
 		return err
