@@ -147,6 +147,14 @@ func (l layout) lockWait(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to take the lock of the testbed in %s: %w", l.dir, err)
 	}
+	if _, err := os.Stat(l.stateFile()); errors.Is(err, fs.ErrNotExist) {
+		// Down removed the testbed while this call waited, and taking the
+		// lock made the folder again: leave nothing behind.
+		_ = os.Remove(l.lockFile())
+		_ = os.Remove(l.dir)
+		unlock()
+		return nil, fmt.Errorf("%w in %s", ErrNotFound, l.dir)
+	}
 	return unlock, nil
 }
 
