@@ -17,7 +17,12 @@ import (
 	cloudtestbed "github.com/meridian-dev/meridian/internal/cloud/testbed"
 	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/scheme"
+	"github.com/meridian-dev/meridian/internal/traffic"
 )
+
+// defaultTrafficQuery reads the request rate a workload's pods serve, as
+// most HTTP instrumentation names it, per cluster label.
+const defaultTrafficQuery = `sum by (cluster) (rate(http_requests_total{namespace="{{.Namespace}}",app="{{.Name}}"}[1m]))`
 
 type controllerFlags struct {
 	kubeconfig, context string
@@ -25,6 +30,7 @@ type controllerFlags struct {
 	metricsAddr         string
 	probeAddr           string
 	testbedDir          string
+	prometheus          traffic.Config
 	capi                clusterapi.Options
 	opts                controller.Options
 }
@@ -57,6 +63,10 @@ installed there (kubectl apply --server-side -f config/crd/bases).`,
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
 	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", 2*time.Minute, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
 	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")
+	fl.StringVar(&f.prometheus.URL, "prometheus-url", "", "Prometheus server that TrafficAware workloads' traffic is read from (empty: they are placed without traffic)")
+	fl.StringVar(&f.prometheus.Query, "traffic-query", defaultTrafficQuery, "PromQL template of a workload's traffic per cluster ({{.Namespace}}, {{.Name}}); spec.placement.traffic.query overrides it")
+	fl.StringVar(&f.prometheus.ClusterLabel, "traffic-cluster-label", traffic.DefaultClusterLabel, "label of the traffic query's series that holds the Cluster name")
+	fl.DurationVar(&f.opts.TrafficInterval, "traffic-interval", 30*time.Second, "time between two traffic readings of a TrafficAware workload")
 	fl.DurationVar(&f.opts.ProvisionerPeriod, "provisioner-period", 30*time.Second, "time between two decisions of a CloudProvisioner")
 	fl.StringVar(&f.testbedDir, "testbed-dir", "", "folder of a running testbed (meridian testbed up --dir); enables CloudProvisioners with backend Testbed, which add member clusters to it")
 	fl.StringVar(&f.capi.KubernetesVersion, "capi-kubernetes-version", clusterapi.DefaultKubernetesVersion, "Kubernetes version of the cloud clusters the ClusterAPI backend creates")
@@ -89,6 +99,13 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	if f.prometheus.URL != "" {
+		src, err := traffic.New(f.prometheus)
+		if err != nil {
+			return fmt.Errorf("invalid traffic flags: %w", err)
+		}
+		f.opts.Traffic = src
 	}
 	capi, err := clusterapi.New(mgr.GetClient(), f.capi)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
 	"github.com/meridian-dev/meridian/internal/propagation"
+	"github.com/meridian-dev/meridian/internal/traffic"
 )
 
 // Options tune the management-plane controllers.
@@ -51,6 +52,12 @@ type Options struct {
 	// ProvisionerPeriod is the time between two decisions of a
 	// CloudProvisioner.
 	ProvisionerPeriod time.Duration
+	// Traffic is where TrafficAware workloads' traffic is read; nil places
+	// them without traffic.
+	Traffic traffic.Source
+	// TrafficInterval is the time between two traffic readings of a
+	// workload.
+	TrafficInterval time.Duration
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -96,13 +103,15 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the Cluster controller: %w", err)
 	}
 	if err := (&multiclusterdeployment.Reconciler{
-		Client:        mgr.GetClient(),
-		Inventory:     inv,
-		Framework:     fw,
-		Assumptions:   assumptions,
-		Recorder:      mgr.GetEventRecorder("meridian-placement"),
-		PendingGrace:  opts.PendingGrace,
-		FailoverGrace: opts.FailoverGrace,
+		Client:          mgr.GetClient(),
+		Inventory:       inv,
+		Framework:       fw,
+		Assumptions:     assumptions,
+		Recorder:        mgr.GetEventRecorder("meridian-placement"),
+		PendingGrace:    opts.PendingGrace,
+		FailoverGrace:   opts.FailoverGrace,
+		Traffic:         opts.Traffic,
+		TrafficInterval: opts.TrafficInterval,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}

@@ -82,6 +82,33 @@ type Placement struct {
 	// overflow to further clusters, and to a cloud cluster last.
 	// +optional
 	Bursting *Bursting `json:"bursting,omitempty"`
+
+	// traffic says how to read the traffic each cluster receives for the
+	// workload, for the TrafficAware policy. Unset fields take the
+	// controller's defaults (--traffic-query, --traffic-cluster-label).
+	// +optional
+	Traffic *TrafficSource `json:"traffic,omitempty"`
+}
+
+// TrafficSource is a Prometheus query for the traffic a workload receives,
+// per cluster.
+type TrafficSource struct {
+	// query is a PromQL expression that returns an instant vector with one
+	// or more series per cluster, for example
+	// `sum by (cluster) (rate(http_requests_total{namespace="{{.Namespace}}",app="{{.Name}}"}[1m]))`.
+	// It is a Go template: {{.Namespace}} and {{.Name}} are the
+	// MultiClusterDeployment's.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Query string `json:"query,omitempty"`
+
+	// clusterLabel is the label of the query's series that holds the
+	// Cluster name.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z_][a-zA-Z0-9_]*$`
+	// +kubebuilder:validation:MaxLength=128
+	ClusterLabel string `json:"clusterLabel,omitempty"`
 }
 
 // Substitution configures substitute clusters.
@@ -202,6 +229,9 @@ const (
 	// ConditionReplicasPending is True while replicas sit Pending
 	// (unschedulable) in member clusters.
 	ConditionReplicasPending = "ReplicasPending"
+	// ConditionTrafficRead is True when the last traffic reading of a
+	// TrafficAware workload succeeded; False keeps the last good reading.
+	ConditionTrafficRead = "TrafficRead"
 
 	// ReasonPlaced means every replica was placed.
 	ReasonPlaced = "Placed"
@@ -211,4 +241,9 @@ const (
 	ReasonNoCluster = "NoCluster"
 	// ReasonInvalidSpec means the spec cannot be placed as written.
 	ReasonInvalidSpec = "InvalidSpec"
+	// ReasonTrafficRead means the traffic was read from the source.
+	ReasonTrafficRead = "Read"
+	// ReasonTrafficUnavailable means the traffic source failed or no
+	// source is configured; the message says which.
+	ReasonTrafficUnavailable = "TrafficUnavailable"
 )

@@ -27,6 +27,10 @@ var (
 		Name: "meridian_replicas_moved_back_total",
 		Help: "Replicas of a MultiClusterDeployment the re-scheduler brought back to its preferred clusters.",
 	}, []string{"namespace", "name"})
+	trafficReadings = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "meridian_traffic_readings_total",
+		Help: "Traffic readings of TrafficAware MultiClusterDeployments by outcome (ok, error).",
+	}, []string{"outcome"})
 	unplaced = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "meridian_workload_unplaced_replicas",
 		Help: "Replicas of a MultiClusterDeployment that fit no cluster at its last decision.",
@@ -34,5 +38,5 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(decisions, decisionSeconds, unplaced, movedBack)
+	metrics.Registry.MustRegister(decisions, decisionSeconds, unplaced, movedBack, trafficReadings)
 }

@@ -20,6 +20,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/traffic"
 )
 
 // Finalizer holds a MultiClusterDeployment until its member Deployments are
@@ -47,15 +48,27 @@ type Reconciler struct {
 	// MoveCheck is the time between two checks while a move waits for new
 	// replicas to be ready.
 	MoveCheck time.Duration
+	// Traffic is where TrafficAware workloads' traffic is read; nil places
+	// them without traffic and says so in their status.
+	Traffic traffic.Source
+	// TrafficInterval is the time between two traffic readings of a
+	// workload; placement follows the traffic at this pace.
+	TrafficInterval time.Duration
 
 	mu sync.Mutex
 	// lastPullBack is when each workload's replicas were last considered
 	// for a move back home.
 	lastPullBack map[string]time.Time
+	// readings are the TrafficAware workloads' last traffic readings.
+	readings map[string]reading
 }
 
 func (r *Reconciler) defaults() {
 	r.lastPullBack = map[string]time.Time{}
+	r.readings = map[string]reading{}
+	if r.TrafficInterval == 0 {
+		r.TrafficInterval = 30 * time.Second
+	}
 	if r.Assumptions == nil {
 		r.Assumptions = placement.NewAssumptions()
 	}
@@ -105,6 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, mcd); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Assumptions.Forget(Key(req.Namespace, req.Name))
+			r.forgetTraffic(Key(req.Namespace, req.Name))
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get MultiClusterDeployment %s: %w", req, err)
@@ -159,6 +173,9 @@ func (r *Reconciler) next(plan *plan, members map[string]*member, prop rollout) 
 	}
 	if plan.decision != nil && plan.decision.Unplaced > 0 {
 		after = min(after, 10*time.Second)
+	}
+	if plan.workload.Policy == placement.PolicyTrafficAware && r.Traffic != nil {
+		after = min(after, r.TrafficInterval)
 	}
 	return after
 }

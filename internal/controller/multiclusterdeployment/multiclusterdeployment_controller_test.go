@@ -10,9 +10,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -416,9 +419,29 @@ func TestReschedulerBringsReplicasHome(t *testing.T) {
 		t.Fatalf("replicas moved without a rescheduler (-want +got):\n%s", diff)
 	}
 
+	// A disruption budget that no move can satisfy holds the removal: the
+	// new replicas start at home, the old ones stay.
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "homebound"}}
+	pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "homebound"}}
+	pdb.Spec.MinAvailable = ptr.To(intstr.FromInt32(11))
+	if err := h.mgmt.Create(t.Context(), pdb); err != nil {
+		t.Fatal(err)
+	}
 	mcr := &multiclusterv1alpha1.MultiClusterRescheduler{ObjectMeta: metav1.ObjectMeta{Name: "mcr1"}}
 	mcr.Spec.Interval = &metav1.Duration{Duration: time.Second}
 	if err := h.mgmt.Create(t.Context(), mcr); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "homebound", map[string]int32{"cluster1": 4, "cluster3": 8})
+	eventually(t, "the move held by the budget", func() string {
+		c := meta.FindStatusCondition(h.get(t, "homebound").Status.Conditions, multiclusterv1alpha1.ConditionPropagated)
+		if c == nil || c.Reason != "DisruptionBudget" || !strings.Contains(c.Message, "PodDisruptionBudget homebound needs 11 ready replicas and the move would leave 10") {
+			return fmt.Sprintf("Propagated %+v", c)
+		}
+		return ""
+	})
+	// Once the budget allows it, the replicas away go.
+	if err := h.mgmt.Delete(t.Context(), pdb); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor(t, "homebound", map[string]int32{"cluster1": 4, "cluster3": 6})

@@ -17,14 +17,16 @@ import (
 
 // Condition reasons beside those of the API package.
 const (
-	reasonPropagated  = "Propagated"
-	reasonWaiting     = "WaitingForNewReplicas"
-	reasonUnreachable = "MemberUnreachable"
-	reasonApplyFailed = "ApplyFailed"
-	reasonAvailable   = "ReplicasReady"
-	reasonNotReady    = "ReplicasNotReady"
-	reasonPending     = "Unschedulable"
-	reasonNoPending   = "NoPendingReplicas"
+	reasonPropagated = "Propagated"
+	reasonWaiting    = "WaitingForNewReplicas"
+	// reasonDisruptionBudget: a move waits for a PodDisruptionBudget.
+	reasonDisruptionBudget = "DisruptionBudget"
+	reasonUnreachable      = "MemberUnreachable"
+	reasonApplyFailed      = "ApplyFailed"
+	reasonAvailable        = "ReplicasReady"
+	reasonNotReady         = "ReplicasNotReady"
+	reasonPending          = "Unschedulable"
+	reasonNoPending        = "NoPendingReplicas"
 )
 
 // report writes the plan, what the members show and how propagation went
@@ -78,6 +80,12 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 	case len(prop.unreachable) > 0:
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonUnreachable,
 			fmt.Sprintf("members %s are not connected; their Deployments are written when they are", strings.Join(prop.unreachable, ", ")))
+	case prop.heldBy != "":
+		if c := meta.FindStatusCondition(st.Conditions, multiclusterv1alpha1.ConditionPropagated); c == nil || c.Reason != reasonDisruptionBudget {
+			r.event(mcd, corev1.EventTypeWarning, "MoveHeld", "replicas away from home stay: %s", prop.heldBy)
+		}
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonDisruptionBudget,
+			"replicas move: the old ones stay until "+prop.heldBy+" allows their removal")
 	case prop.waiting:
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonWaiting,
 			"replicas move: the new ones must be ready before the old ones are removed")

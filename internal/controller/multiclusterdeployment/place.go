@@ -62,7 +62,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		}
 	}
 
-	snap := r.Inventory.SnapshotFor(nil, r.Assumptions)
+	snap := r.Inventory.SnapshotFor(r.traffic(ctx, mcd), r.Assumptions)
 	start := time.Now()
 	d, err := r.Framework.Place(ctx, snap, w)
 	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(time.Since(start).Seconds())

@@ -20,6 +20,9 @@ type rollout struct {
 	// waiting is true while members that lose replicas wait for the
 	// replicas added elsewhere to be ready.
 	waiting bool
+	// heldBy says what holds the removal back beyond the new replicas'
+	// readiness (a disruption budget); empty when nothing does.
+	heldBy string
 	// unreachable names members that should change but are not connected.
 	unreachable []string
 	err         error
@@ -61,6 +64,18 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 		out.waiting = true
 		shrink = nil
 	}
+	if len(shrink) > 0 && len(grow) > 0 {
+		// A move, not a scale-down: the workload's disruption budgets
+		// hold too.
+		b, err := r.disruptionBudget(ctx, mcd, p.workload.Replicas)
+		if err != nil {
+			errs = append(errs, err)
+			shrink = nil
+		} else if ready := readyAfter(p, members); ready < b.minReady {
+			out.waiting, out.heldBy = true, fmt.Sprintf("PodDisruptionBudget %s needs %d ready replicas and the move would leave %d", b.name, b.minReady, ready)
+			shrink = nil
+		}
+	}
 	for _, name := range shrink {
 		m := members[name]
 		var err error
@@ -83,15 +98,24 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 // keeps min(ready, target) ready: a pure scale-down passes at once, while a
 // move waits until the replicas added elsewhere are ready.
 func keepsAvailability(p *plan, members map[string]*member) bool {
-	var now, after int32
-	for name, m := range members {
-		if !m.ready {
-			continue
+	var now int32
+	for _, m := range members {
+		if m.ready {
+			now += m.readyReplicas
 		}
-		now += m.readyReplicas
-		after += min(m.readyReplicas, p.target[name])
 	}
-	return after >= min(now, p.workload.Replicas)
+	return readyAfter(p, members) >= min(now, p.workload.Replicas)
+}
+
+// readyAfter is how many replicas stay ready once every target is written.
+func readyAfter(p *plan, members map[string]*member) int32 {
+	var after int32
+	for name, m := range members {
+		if m.ready {
+			after += min(m.readyReplicas, p.target[name])
+		}
+	}
+	return after
 }
 
 // upToDate reports whether the member Deployment was made from mcd's

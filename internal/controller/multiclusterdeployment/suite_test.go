@@ -21,6 +21,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
 	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/testenv"
+	"github.com/meridian-dev/meridian/internal/traffic"
 )
 
 // memberSpec is a member cluster of a test: its nodes' CPU and its declared
@@ -40,6 +41,8 @@ type harness struct {
 	// failoverGrace is the MultiClusterDeployment controller's; zero holds
 	// the replicas of unreachable members.
 	failoverGrace time.Duration
+	// traffic is the controller's traffic source; nil for none.
+	traffic traffic.Source
 	// lastReplicas remembers each member Deployment's replicas, for the fake
 	// ReplicaSet controller.
 	lastReplicas map[string]int32
@@ -58,9 +61,16 @@ func setup(t *testing.T, specs ...memberSpec) *harness {
 // of members not ready for longer than grace.
 func setupWithFailover(t *testing.T, grace time.Duration, specs ...memberSpec) *harness {
 	t.Helper()
+	return setupWithOptions(t, harness{failoverGrace: grace}, specs...)
+}
+
+// setupWithOptions is setup with the controller options opts sets
+// (failoverGrace, traffic).
+func setupWithOptions(t *testing.T, opts harness, specs ...memberSpec) *harness {
+	t.Helper()
 	env := testenv.Start(t, testenv.Options{Members: len(specs)})
 	h := &harness{env: env, mgmt: env.Management.Client, members: map[string]*testenv.Cluster{},
-		proxies: map[string]*testenv.Proxy{}, lastReplicas: map[string]int32{}, failoverGrace: grace}
+		proxies: map[string]*testenv.Proxy{}, lastReplicas: map[string]int32{}, failoverGrace: opts.failoverGrace, traffic: opts.traffic}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "meridian-system"}}
 	if err := h.mgmt.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
@@ -125,7 +135,7 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 		return (&multiclusterdeployment.Reconciler{
 			Client: mgr.GetClient(), Inventory: inv, Framework: fw, Assumptions: placement.NewAssumptions(),
 			Recorder: mgr.GetEventRecorder("multiclusterdeployment"), PendingGrace: time.Second, MoveCheck: 200 * time.Millisecond,
-			FailoverGrace: h.failoverGrace,
+			FailoverGrace: h.failoverGrace, Traffic: h.traffic, TrafficInterval: time.Second,
 		}).SetupWithManager(mgr)
 	})
 	eventually(t, "members Ready", func() string {
