@@ -49,6 +49,8 @@ type Observation struct {
 	Current int32
 	// Ready is how many replicas run and report metrics.
 	Ready int32
+	// Unmeasured is how many replicas run and report no metrics yet.
+	Unmeasured int32
 	// Utilization is the average CPU utilization of the ready replicas, in
 	// percent of their request.
 	Utilization float64
@@ -96,6 +98,16 @@ func Desired(s Spec, o Observation) Recommendation {
 	base := max(o.Ready, o.Current)
 	if ratio < 1 {
 		base = o.Ready
+		if o.Unmeasured > 0 {
+			// As Kubernetes' HPA does, replicas without metrics count as
+			// using the target when scaling down: a new replica whose
+			// first reading has not come yet must not halve the rest.
+			base = o.Ready + o.Unmeasured
+			ratio = (o.Utilization*float64(o.Ready) + s.TargetUtilization*float64(o.Unmeasured)) / (s.TargetUtilization * float64(base))
+			if math.Abs(ratio-1) <= tol {
+				return clamp(s, o.Current, o.Current, ReasonWithinTolerance)
+			}
+		}
 	}
 	want := int32(math.Ceil(ratio * float64(base)))
 	reason := ReasonScaleDown

@@ -20,6 +20,10 @@ func TestDesired(t *testing.T) {
 		{"scale up limited to double or +4", spec, Observation{Current: 2, Ready: 2, Utilization: 400}, Recommendation{6, ReasonScaleUpLimited}},
 		{"unready replicas count as idle when scaling up", spec, Observation{Current: 8, Ready: 4, Utilization: 100}, Recommendation{8, ReasonWithinTolerance}},
 		{"scale down", spec, Observation{Current: 10, Ready: 10, Utilization: 20}, Recommendation{4, ReasonScaleDown}},
+		// 4 measured at 20% and 10 new ones counted at the target: 14 x
+		// (4x20 + 10x50) / (14x50) = 11.6, not 4 x 20/50 = 1.6.
+		{"replicas without metrics count at the target when scaling down", spec, Observation{Current: 14, Ready: 4, Unmeasured: 10, Utilization: 20}, Recommendation{12, ReasonScaleDown}},
+		{"replicas without metrics can hold a scale-down", spec, Observation{Current: 14, Ready: 2, Unmeasured: 12, Utilization: 40}, Recommendation{14, ReasonWithinTolerance}},
 		{"clamped to minimum", spec, Observation{Current: 4, Ready: 4, Utilization: 1}, Recommendation{2, ReasonAtMinimum}},
 		{"clamped to maximum", Spec{MinReplicas: 1, MaxReplicas: 5, TargetUtilization: 50}, Observation{Current: 4, Ready: 4, Utilization: 100}, Recommendation{5, ReasonAtMaximum}},
 		{"no ready replica keeps the count", spec, Observation{Current: 3, Ready: 0}, Recommendation{3, ReasonNoMetrics}},

@@ -49,6 +49,7 @@ The binaries are the ones 'make k8s-bin' builds; all state lives in one folder
 		newTestbedUpCommand(o),
 		newTestbedStatusCommand(o),
 		newTestbedDownCommand(o),
+		newTestbedLoadCommand(o),
 		newTestbedProfilesCommand(),
 	)
 	return cmd

@@ -19,6 +19,9 @@ type usage struct {
 	// requestedMilli sum their CPU usage and requests.
 	ready                     int32
 	usedMilli, requestedMilli int64
+	// unmeasured counts the Running pods without metrics yet (new pods
+	// wait for metrics-server's next scrape).
+	unmeasured int32
 	// missing names the members whose pods have no metrics, and why.
 	missing []string
 }
@@ -78,6 +81,7 @@ func readUsage(ctx context.Context, inv *inventory.Inventory, namespace string, 
 			u.requestedMilli += placement.PodRequests(p).MilliCPU
 		}
 		if seen < len(running) {
+			u.unmeasured += int32(len(running) - seen)
 			u.missing = append(u.missing, fmt.Sprintf("%s: %d of %d running pods have no metrics yet", name, len(running)-seen, len(running)))
 		}
 	}

@@ -115,7 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}},
 	}}
 
-	rec := r.scalerFor(hpa, spec, current).Recommend(time.Now(), autoscale.Observation{Current: current, Ready: u.ready, Utilization: util})
+	rec := r.scalerFor(hpa, spec, current).Recommend(time.Now(), autoscale.Observation{Current: current, Ready: u.ready, Unmeasured: u.unmeasured, Utilization: util})
 	hpa.Status.DesiredReplicas = rec.Desired
 	limited := rec.Reason == autoscale.ReasonAtMaximum || rec.Reason == autoscale.ReasonAtMinimum || rec.Reason == autoscale.ReasonScaleUpLimited
 	set(hpa, multiclusterv1alpha1.ConditionScalingLimited, limited, string(rec.Reason), fmt.Sprintf("recommendation %d replicas (%s)", rec.Desired, rec.Reason))
