@@ -32,7 +32,7 @@ sim: ## Run the simulator on seed 001's VI-B scenario and print the comparison.
 	go run ./cmd/meridian sim
 
 .PHONY: k8s-bin
-k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok once into bin/k8s/<version>.
+k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok, metrics-server once into bin/k8s/<version>.
 	@hack/k8s-bin.sh >/dev/null
 
 .PHONY: prometheus
@@ -61,7 +61,7 @@ test-unit: prometheus ## Run the tests that need no API server.
 	MERIDIAN_PROMETHEUS="$${MERIDIAN_PROMETHEUS:-$$(hack/prometheus.sh)}" go test $(GO_TEST_FLAGS) -short ./...
 
 .PHONY: test-e2e
-test-e2e: k8s-bin ## Run the end-to-end tests on a local testbed (seed 001 VI-B at reduced scale).
+test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale).
 	@hack/test.sh ./test/e2e/...
 
 .PHONY: bench-e2e

@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,6 +64,16 @@ func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
+	// Walkthroughs keep their manifests in a folder each.
+	walkthroughs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range walkthroughs {
+		if filepath.Base(filepath.Dir(f)) != "scenarios" {
+			files = append(files, f)
+		}
+	}
 	// cluster.yaml creates the meridian-system namespace the others use.
 	for i, f := range files {
 		if filepath.Base(f) == "cluster.yaml" {
@@ -69,10 +81,17 @@ func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
 		}
 	}
 	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
+		name, _ := filepath.Rel(filepath.Join("..", "..", "examples"), file)
+		t.Run(name, func(t *testing.T) {
 			for _, obj := range readManifests(t, file) {
 				if obj.GetNamespace() == "" && obj.GetKind() != "Namespace" && obj.GetKind() != "Cluster" && obj.GetKind() != "MultiClusterRescheduler" {
 					obj.SetNamespace("default")
+				}
+				if ns := obj.GetNamespace(); ns != "" {
+					err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+					if err != nil && !apierrors.IsAlreadyExists(err) {
+						t.Fatal(err)
+					}
 				}
 				want := obj.DeepCopy()
 				if err := c.Create(t.Context(), obj, client.FieldValidation("Strict")); err != nil {

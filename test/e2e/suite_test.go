@@ -22,6 +22,7 @@ import (
 
 // world is a running testbed with Meridian's controllers.
 type world struct {
+	dir     string
 	tb      *testbed.Testbed
 	mgmt    client.Client
 	members map[string]client.Client
@@ -30,6 +31,15 @@ type world struct {
 // start brings up a testbed of profile and runs the controllers on it; both
 // stop when t ends.
 func start(t *testing.T, profile *testbed.Profile) *world {
+	t.Helper()
+	return startWith(t, profile, func(string) controller.Options {
+		return controller.Options{HeartbeatInterval: 2 * time.Second, HeartbeatTimeout: 2 * time.Second, PendingGrace: 5 * time.Second}
+	})
+}
+
+// startWith is start with the controller options opts returns for the
+// testbed in dir.
+func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) controller.Options) *world {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
@@ -47,7 +57,7 @@ func start(t *testing.T, profile *testbed.Profile) *world {
 		t.Fatalf("failed to start the testbed: %v", err)
 	}
 	t.Logf("testbed %s up in %s", profile.Name, time.Since(begin).Round(100*time.Millisecond))
-	w := &world{tb: tb, members: map[string]client.Client{}}
+	w := &world{dir: dir, tb: tb, members: map[string]client.Client{}}
 	if w.mgmt, err = tb.Management().Client(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +75,7 @@ func start(t *testing.T, profile *testbed.Profile) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.Setup(mgr, controller.Options{
-		HeartbeatInterval: 2 * time.Second, HeartbeatTimeout: 2 * time.Second, PendingGrace: 5 * time.Second,
-	}); err != nil {
+	if _, err := controller.Setup(mgr, opts(dir)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

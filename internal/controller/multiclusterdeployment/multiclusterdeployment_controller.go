@@ -174,6 +174,9 @@ func (r *Reconciler) next(plan *plan, members map[string]*member, prop rollout) 
 	if plan.decision != nil && plan.decision.Unplaced > 0 {
 		after = min(after, 10*time.Second)
 	}
+	if plan.recheck > 0 {
+		after = min(after, plan.recheck)
+	}
 	if plan.workload.Policy == placement.PolicyTrafficAware && r.Traffic != nil {
 		after = min(after, r.TrafficInterval)
 	}

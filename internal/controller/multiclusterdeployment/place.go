@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -26,6 +27,8 @@ type plan struct {
 	// movedBack is how many replicas this plan brings back to the
 	// preferred clusters (a re-scheduler's pull-back).
 	movedBack int32
+	// recheck, when set, is how soon to look again for a pull-back.
+	recheck time.Duration
 }
 
 // place decides where mcd's replicas run. Replicas on members that are not
@@ -89,9 +92,28 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 			r.recordPullBack(ctx, mcr, p.movedBack)
 			movedBack.WithLabelValues(mcd.Namespace, mcd.Name).Add(float64(p.movedBack))
 		}
+		if awayFromHome(w, p.target) {
+			// Look again at the rescheduler's pace, not only when
+			// something changes: room at home may come from anywhere.
+			p.recheck = pullBackInterval(mcr)
+		}
 	}
 	r.Assumptions.Assume(w, targetDecision(p))
 	return p, nil
+}
+
+// awayFromHome reports whether target runs replicas outside w's preferred
+// locations.
+func awayFromHome(w *placement.Workload, target map[string]int32) bool {
+	if len(w.Locations) == 0 {
+		return false
+	}
+	for name, n := range target {
+		if n > 0 && !slices.Contains(w.Locations, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // targetDecision is the plan's target as a decision, for the assumptions:

@@ -64,7 +64,7 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 		out.waiting = true
 		shrink = nil
 	}
-	if len(shrink) > 0 && len(grow) > 0 {
+	if len(shrink) > 0 && moving(mcd, shrink, members) {
 		// A move, not a scale-down: the workload's disruption budgets
 		// hold too.
 		b, err := r.disruptionBudget(ctx, mcd, p.workload.Replicas)
@@ -90,6 +90,20 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 	}
 	out.err = errors.Join(errs...)
 	return out
+}
+
+// moving reports whether removing replicas from the shrink members is part
+// of a move (a pull-back, a rebalance, overflow or failover handled) rather
+// than a scale-down: the members were written from the current spec, so
+// the spec did not ask for fewer replicas. Kubernetes does not hold a
+// scale-down for a PodDisruptionBudget, and neither does Meridian.
+func moving(mcd *multiclusterv1alpha1.MultiClusterDeployment, shrink []string, members map[string]*member) bool {
+	for _, name := range shrink {
+		if !upToDate(members[name], mcd) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepsAvailability reports whether writing every target keeps as many
