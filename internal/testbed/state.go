@@ -64,6 +64,26 @@ func (s *clusterState) server() string {
 	return fmt.Sprintf("https://127.0.0.1:%d", s.Ports.KubeAPIServer)
 }
 
+// find returns the state of the cluster of that name; the error wraps
+// ErrClusterNotFound when there is none.
+func (s *state) find(name string) (*clusterState, error) {
+	if cs := s.cluster(name); cs != nil {
+		return cs, nil
+	}
+	return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, s.Name, name)
+}
+
+// readStateIn resolves dir and reads the state recorded there, without the
+// lock: for reading only.
+func readStateIn(dir string) (layout, *state, error) {
+	l, err := openLayout(dir)
+	if err != nil {
+		return l, nil, err
+	}
+	st, err := l.readState()
+	return l, st, err
+}
+
 // cluster returns the state of the cluster of that name, nil if there is
 // none.
 func (s *state) cluster(name string) *clusterState {

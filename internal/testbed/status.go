@@ -3,7 +3,6 @@ package testbed
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -85,12 +84,7 @@ const statusTimeout = 3 * time.Second
 // GetStatus reports on the testbed in dir: every component's process, the
 // memory it uses, whether each API server is ready, and the nodes.
 func GetStatus(ctx context.Context, dir string) (*Status, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
-	}
-	l := layout{dir: dir}
-	st, err := l.readState()
+	l, st, err := readStateIn(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +98,7 @@ func GetStatus(ctx context.Context, dir string) (*Status, error) {
 	}
 	out := &Status{
 		Name:              st.Name,
-		Dir:               dir,
+		Dir:               l.dir,
 		Profile:           st.Profile,
 		Phase:             st.Phase,
 		KubernetesVersion: st.KubernetesVersion,
@@ -127,18 +121,13 @@ func GetStatus(ctx context.Context, dir string) (*Status, error) {
 // GetStatus does; the error wraps ErrClusterNotFound when the testbed has
 // no cluster of that name.
 func GetClusterStatus(ctx context.Context, dir, cluster string) (*ClusterStatus, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
-	}
-	l := layout{dir: dir}
-	st, err := l.readState()
+	l, st, err := readStateIn(dir)
 	if err != nil {
 		return nil, err
 	}
-	cs := st.cluster(cluster)
-	if cs == nil {
-		return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, st.Name, cluster)
+	cs, err := st.find(cluster)
+	if err != nil {
+		return nil, err
 	}
 	procs, err := l.processes()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -81,17 +80,12 @@ func (c *Cluster) Client() (client.Client, error) {
 // file read and its credentials loaded. It does not check that the
 // processes are alive (Status does).
 func Open(dir string) (*Testbed, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
-	}
-	l := layout{dir: dir}
-	st, err := l.readState()
+	l, st, err := readStateIn(dir)
 	if err != nil {
 		return nil, err
 	}
 	if st.Phase != PhaseUp {
-		return nil, fmt.Errorf("testbed %q in %s is %s, not %s", st.Name, dir, st.Phase, PhaseUp)
+		return nil, fmt.Errorf("testbed %q in %s is %s, not %s", st.Name, l.dir, st.Phase, PhaseUp)
 	}
 	return l.testbed(st)
 }
@@ -101,18 +95,13 @@ func Open(dir string) (*Testbed, error) {
 // cluster of that name. Unlike Open it works while another call adds or
 // removes a cluster, and on an added cluster whatever its phase.
 func OpenCluster(dir, cluster string) (*Cluster, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("failed to resolve testbed folder: %w", err)
-	}
-	l := layout{dir: dir}
-	st, err := l.readState()
+	l, st, err := readStateIn(dir)
 	if err != nil {
 		return nil, err
 	}
-	cs := st.cluster(cluster)
-	if cs == nil {
-		return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, st.Name, cluster)
+	cs, err := st.find(cluster)
+	if err != nil {
+		return nil, err
 	}
 	return l.cluster(st, cs)
 }

@@ -92,9 +92,9 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 	if err != nil {
 		return nil, err
 	}
-	cs := st.cluster(cluster)
-	if cs == nil {
-		return nil, fmt.Errorf("%w: testbed %q has no cluster %q", ErrClusterNotFound, st.Name, cluster)
+	cs, err := st.find(cluster)
+	if err != nil {
+		return nil, err
 	}
 	if cs.Role != RoleMember {
 		return nil, fmt.Errorf("cannot give nodes to cluster %q of testbed %q: it is the management cluster, which runs no workloads", cluster, st.Name)

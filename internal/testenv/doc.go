@@ -11,4 +11,9 @@
 //	env := testenv.Start(t, testenv.Options{Members: 3})
 //	env.Management.Client.Create(ctx, obj)
 //	kubeconfig := env.Members[0].Kubeconfig
+//
+// StartCluster starts one more API server while a test runs, for code that
+// creates clusters (a cloud backend), and StartPrometheus a real Prometheus
+// server (Debian's package, `make prometheus`) scraping the test's own
+// exposition endpoints, for code that queries one.
 package testenv
