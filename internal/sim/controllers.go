@@ -125,6 +125,7 @@ func (w *world) reschedule() {
 		wl, to := w.byKey[mv.Workload], w.byName[mv.To]
 		before := len(wl.pods)
 		w.createPods(wl, to, mv.Replicas)
+		moved := 0
 		for _, p := range slices.Clone(wl.pods[before:]) {
 			if !p.Running() {
 				w.deletePod(p) // the plan was wrong: undo rather than double
@@ -132,8 +133,12 @@ func (w *world) reschedule() {
 			}
 			if old := w.runningPodIn(wl, mv.From); old != nil {
 				w.deletePod(old)
-				w.movedBack++
+				moved++
 			}
+		}
+		if moved > 0 {
+			w.movedBack += moved
+			w.event(EventPulledBack, "%d replicas of %s moved back from %s to %s", moved, wl.key, mv.From, mv.To)
 		}
 	}
 }

@@ -106,6 +106,7 @@ const (
 	EventNodesAdded        = "NodesAdded"
 	EventNodesReady        = "NodesReady"
 	EventNodesRemoved      = "NodesRemoved"
+	EventPulledBack        = "PulledBack"
 )
 
 // Series are the sampled time series of one policy's run.
