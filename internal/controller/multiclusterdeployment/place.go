@@ -88,7 +88,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		p.target[a.Cluster] += a.Replicas
 	}
 	if mcr := r.rescheduler(ctx); mcr != nil {
-		if p.movedBack = r.pullBack(ctx, mcr, p, snap, members); p.movedBack > 0 {
+		if p.movedBack = newAtHome(w, r.pullBack(ctx, mcr, p, snap, members), p.target, members); p.movedBack > 0 {
 			r.recordPullBack(ctx, mcr, p.movedBack)
 			movedBack.WithLabelValues(mcd.Namespace, mcd.Name).Add(float64(p.movedBack))
 		}
@@ -100,6 +100,19 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	}
 	r.Assumptions.Assume(w, targetDecision(p))
 	return p, nil
+}
+
+// newAtHome is how many of the moved replicas the preferred members do not
+// run yet: a move planned again before the last one finished is not
+// counted twice.
+func newAtHome(w *placement.Workload, moved int32, target map[string]int32, members map[string]*member) int32 {
+	var grown int32
+	for _, l := range w.Locations {
+		if m := members[l]; m != nil {
+			grown += max(target[l]-m.replicas, 0)
+		}
+	}
+	return min(moved, grown)
 }
 
 // awayFromHome reports whether target runs replicas outside w's preferred
