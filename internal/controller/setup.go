@@ -104,6 +104,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 	}
 	if err := (&multiclusterdeployment.Reconciler{
 		Client:          mgr.GetClient(),
+		APIReader:       mgr.GetAPIReader(),
 		Inventory:       inv,
 		Framework:       fw,
 		Assumptions:     assumptions,

@@ -27,8 +27,14 @@ type budget struct {
 // wanted, rounded up), maxUnavailable as wanted minus it (rounded down, as
 // Kubernetes does). A workload with no budget gets zero.
 func (r *Reconciler) disruptionBudget(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment, wanted int32) (budget, error) {
+	// Read from the API server: budgets are read only when replicas move,
+	// which does not warrant an informer (nor one started mid-shutdown).
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
 	var list policyv1.PodDisruptionBudgetList
-	if err := r.Client.List(ctx, &list, client.InNamespace(mcd.Namespace)); err != nil {
+	if err := reader.List(ctx, &list, client.InNamespace(mcd.Namespace)); err != nil {
 		return budget{}, fmt.Errorf("failed to list PodDisruptionBudgets: %w", err)
 	}
 	var strictest budget

@@ -32,7 +32,10 @@ const Kind = "MultiClusterDeployment"
 
 // Reconciler reconciles MultiClusterDeployments.
 type Reconciler struct {
-	Client      client.Client
+	Client client.Client
+	// APIReader reads what is read too rarely to cache (PodDisruptionBudgets);
+	// Client when nil.
+	APIReader   client.Reader
 	Inventory   *inventory.Inventory
 	Framework   *placement.Framework
 	Assumptions *placement.Assumptions

@@ -133,7 +133,7 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 			return err
 		}
 		return (&multiclusterdeployment.Reconciler{
-			Client: mgr.GetClient(), Inventory: inv, Framework: fw, Assumptions: placement.NewAssumptions(),
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Inventory: inv, Framework: fw, Assumptions: placement.NewAssumptions(),
 			Recorder: mgr.GetEventRecorder("multiclusterdeployment"), PendingGrace: time.Second, MoveCheck: 200 * time.Millisecond,
 			FailoverGrace: h.failoverGrace, Traffic: h.traffic, TrafficInterval: time.Second,
 		}).SetupWithManager(mgr)
