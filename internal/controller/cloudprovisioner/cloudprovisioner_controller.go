@@ -152,10 +152,13 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 			cp.Status.DesiredNodes = max(st.Workers, cp.Spec.MinNodes, 1)
 			spec.Workers = cp.Status.DesiredNodes
 		}
-		// Re-assert the worker count, so that a backend that lost a
-		// request (or a restart between two calls) converges.
-		if err := backend.Ensure(ctx, spec); err != nil {
-			return fmt.Errorf("failed to ensure cloud cluster %q: %w", spec.Name, err)
+		// Re-assert the worker count while the backend does not report
+		// it, so that a lost request (or a restart between two calls)
+		// converges without writing to the backend every period.
+		if !st.Ready || st.Workers != spec.Workers {
+			if err := backend.Ensure(ctx, spec); err != nil {
+				return fmt.Errorf("failed to ensure cloud cluster %q: %w", spec.Name, err)
+			}
 		}
 		if st.Ready {
 			if err := r.join(ctx, cp, st.Kubeconfig); err != nil {

@@ -54,17 +54,14 @@ func (r *Reconciler) traffic(ctx context.Context, mcd *multiclusterv1alpha1.Mult
 				err.Error()+"; the last good reading stands")
 			// Try again after the interval, not on every event.
 			last.at = time.Now()
-			r.mu.Lock()
-			r.readings[key] = last
-			r.mu.Unlock()
 		} else {
 			trafficReadings.WithLabelValues("ok").Inc()
 			last = reading{at: time.Now(), byCluster: byCluster}
-			r.mu.Lock()
-			r.readings[key] = last
-			r.mu.Unlock()
 			set(mcd, multiclusterv1alpha1.ConditionTrafficRead, true, multiclusterv1alpha1.ReasonTrafficRead, describeTraffic(byCluster))
 		}
+		r.mu.Lock()
+		r.readings[key] = last
+		r.mu.Unlock()
 	}
 	if last.byCluster == nil {
 		return nil
