@@ -11,12 +11,13 @@ const (
 	outcomePartial = "partial"
 	outcomeNone    = "none"
 	outcomeInvalid = "invalid"
+	outcomeError   = "error"
 )
 
 var (
 	decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "meridian_placement_decisions_total",
-		Help: "Placement decisions of MultiClusterDeployments by policy and outcome (placed, partial, none, invalid).",
+		Help: "Placement decisions of MultiClusterDeployments by policy and outcome (placed, partial, none, invalid, error).",
 	}, []string{"policy", "outcome"})
 	decisionSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "meridian_placement_decision_duration_seconds",

@@ -1,6 +1,7 @@
 package multiclusterdeployment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,15 +10,19 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/traffic"
@@ -57,6 +62,11 @@ type Reconciler struct {
 	// TrafficInterval is the time between two traffic readings of a
 	// workload; placement follows the traffic at this pace.
 	TrafficInterval time.Duration
+	// UnplacedRetry is the time between two passes while replicas fit no
+	// cluster.
+	UnplacedRetry time.Duration
+	// Clock is the reconciler's time; the real clock when nil.
+	Clock clock.Clock
 
 	mu sync.Mutex
 	// lastPullBack is when each workload's replicas were last considered
@@ -75,15 +85,14 @@ func (r *Reconciler) defaults() {
 	if r.Assumptions == nil {
 		r.Assumptions = placement.NewAssumptions()
 	}
-	if r.PendingGrace == 0 {
-		r.PendingGrace = 30 * time.Second
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
 	}
-	if r.Resync == 0 {
-		r.Resync = time.Minute
-	}
-	if r.MoveCheck == 0 {
-		r.MoveCheck = 2 * time.Second
-	}
+	d := decide.DefaultTiming
+	r.PendingGrace = cmp.Or(r.PendingGrace, d.PendingGrace)
+	r.Resync = cmp.Or(r.Resync, d.Resync)
+	r.MoveCheck = cmp.Or(r.MoveCheck, d.MoveCheck)
+	r.UnplacedRetry = cmp.Or(r.UnplacedRetry, d.UnplacedRetry)
 }
 
 // SetupWithManager registers the reconciler. Besides the objects
@@ -97,7 +106,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&multiclusterv1alpha1.MultiClusterDeployment{}).
 		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
 		WatchesRawSource(clusters).
-		Watches(&multiclusterv1alpha1.MultiClusterRescheduler{}, handler.EnqueueRequestsFromMapFunc(r.all)).
+		// A re-scheduler's spec matters to every workload; its status,
+		// which the workloads themselves write, does not.
+		Watches(&multiclusterv1alpha1.MultiClusterRescheduler{}, handler.EnqueueRequestsFromMapFunc(r.all),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("multiclusterdeployment").
 		Complete(r)
 }
@@ -146,42 +158,45 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to observe members of MultiClusterDeployment %s: %w", req, err)
 	}
-	plan, err := r.place(ctx, mcd, members)
+	w, err := Workload(mcd)
 	if err != nil {
 		r.reportInvalid(mcd, err)
-		return ctrl.Result{}, nil // the spec must change first; the update will trigger us
+		return ctrl.Result{}, reconcile.TerminalError(err) // the spec must change first; the update will trigger us
+	}
+	plan, err := r.place(ctx, mcd, w, members)
+	switch {
+	case err != nil && decide.InvalidSpec(err):
+		r.reportInvalid(mcd, err)
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("failed to place MultiClusterDeployment %s: %w", req, err)
 	}
 	prop := r.propagate(ctx, mcd, plan, members)
 	r.report(mcd, plan, members, prop)
 	if prop.err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to propagate MultiClusterDeployment %s: %w", req, prop.err)
 	}
-	return ctrl.Result{RequeueAfter: r.next(plan, members, prop)}, nil
+	return ctrl.Result{RequeueAfter: r.next(mcd, plan, prop)}, nil
 }
 
-// next is when to look again: soon while a move waits or pending replicas
-// approach the grace period, else after Resync.
-func (r *Reconciler) next(plan *plan, members map[string]*member, prop rollout) time.Duration {
-	after := r.Resync
+// next is when to look again: the decision's time, sooner while a
+// disruption budget holds a move, and at the traffic interval for
+// TrafficAware workloads, whose placement follows their traffic readings.
+func (r *Reconciler) next(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, prop rollout) time.Duration {
+	after := p.RequeueAfter
 	if prop.waiting {
-		after = r.MoveCheck
+		after = min(after, r.MoveCheck)
 	}
-	for name, m := range members {
-		if m.pending > 0 && !m.overdue {
-			after = min(after, max(time.Until(m.pendingSince.Add(r.PendingGrace)), 0)+time.Second)
-		}
-		if plan.held[name] > 0 && r.FailoverGrace > 0 && !m.notReadySince.IsZero() {
-			after = min(after, max(time.Until(m.notReadySince.Add(r.FailoverGrace)), 0)+time.Second)
-		}
-	}
-	if plan.decision != nil && plan.decision.Unplaced > 0 {
-		after = min(after, 10*time.Second)
-	}
-	if plan.recheck > 0 {
-		after = min(after, plan.recheck)
-	}
-	if plan.workload.Policy == placement.PolicyTrafficAware && r.Traffic != nil {
+	if mcd.Spec.Placement.Policy == multiclusterv1alpha1.TrafficAware && r.Traffic != nil {
 		after = min(after, r.TrafficInterval)
 	}
 	return after
+}
+
+// timing is the decision's timing from the reconciler's settings.
+func (r *Reconciler) timing() decide.Timing {
+	return decide.Timing{
+		PendingGrace: r.PendingGrace, FailoverGrace: r.FailoverGrace,
+		Resync: r.Resync, MoveCheck: r.MoveCheck, UnplacedRetry: r.UnplacedRetry,
+	}
 }

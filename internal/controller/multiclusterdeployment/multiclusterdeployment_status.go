@@ -36,32 +36,32 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 	prevSummary := st.Summary
 	st.ObservedGeneration = mcd.Generation
 	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
-	st.UnplacedReplicas = p.decision.Unplaced
+	st.UnplacedReplicas = p.Decision.Unplaced
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
 	var pending int32
 	var pendingIn []string
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		m := members[name]
-		st.Replicas += p.target[name]
-		if !m.ready {
+		st.Replicas += p.Target[name]
+		if !m.Ready {
 			continue
 		}
-		st.ReadyReplicas += m.readyReplicas
+		st.ReadyReplicas += m.ReadyReplicas
 		st.AvailableReplicas += m.available
-		if m.pending > 0 {
-			pending += m.pending
-			pendingIn = append(pendingIn, fmt.Sprintf("%d in %s for %s", m.pending, name, time.Since(m.pendingSince).Round(time.Second)))
+		if m.Pending > 0 {
+			pending += m.Pending
+			pendingIn = append(pendingIn, fmt.Sprintf("%d in %s for %s", m.Pending, name, r.Clock.Since(m.PendingSince).Round(time.Second)))
 		}
 	}
-	st.Summary = summary(p.target)
-	for _, name := range slices.Sorted(maps.Keys(p.failedOver)) {
+	st.Summary = summary(p.Target)
+	for _, name := range slices.Sorted(maps.Keys(p.FailedOver)) {
 		if lastDecision(mcd, name) > 0 {
-			r.event(mcd, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.failedOver[name])
+			r.event(mcd, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.FailedOver[name])
 		}
 	}
 	st.Clusters = clusterDecisions(mcd, p, members)
-	if p.movedBack > 0 {
-		r.event(mcd, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.movedBack)
+	if p.MovedBack > 0 {
+		r.event(mcd, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.MovedBack)
 	}
 	if st.Summary != prevSummary {
 		now := metav1.Now()
@@ -69,8 +69,8 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 		r.event(mcd, corev1.EventTypeNormal, "Placed", "Replicas placed: %s", orNone(st.Summary))
 	}
 
-	desired := p.workload.Replicas
-	for _, n := range p.held {
+	desired := p.Workload.Replicas
+	for _, n := range p.Held {
 		desired += n
 	}
 	r.setPlaced(mcd, p)
@@ -106,16 +106,16 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 }
 
 func (r *Reconciler) setPlaced(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan) {
-	d := p.decision
+	d := p.Decision
 	switch {
 	case d.Unplaced == 0:
-		set(mcd, multiclusterv1alpha1.ConditionPlaced, true, multiclusterv1alpha1.ReasonPlaced, "every replica has a cluster: "+orNone(summary(p.target)))
+		set(mcd, multiclusterv1alpha1.ConditionPlaced, true, multiclusterv1alpha1.ReasonPlaced, "every replica has a cluster: "+orNone(summary(p.Target)))
 	case len(d.Assignments) == 0 && allFiltered(d):
 		msg := fmt.Sprintf("no cluster can take the workload: %s", filterReasons(d))
 		set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonNoCluster, msg)
 		r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonNoCluster, "%s", msg)
 	default:
-		msg := fmt.Sprintf("%d of %d replicas fit no cluster", d.Unplaced, p.workload.Replicas)
+		msg := fmt.Sprintf("%d of %d replicas fit no cluster", d.Unplaced, p.Workload.Replicas)
 		if reasons := filterReasons(d); reasons != "" {
 			msg += "; " + reasons
 		}
@@ -151,29 +151,29 @@ func set(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind string, ok bool,
 // why none.
 func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) []multiclusterv1alpha1.ClusterDecision {
 	roles := map[string]placement.Role{}
-	for _, a := range p.decision.Assignments {
+	for _, a := range p.Decision.Assignments {
 		roles[a.Cluster] = a.Role
 	}
-	out := make([]multiclusterv1alpha1.ClusterDecision, 0, len(p.decision.Clusters)+len(p.held))
+	out := make([]multiclusterv1alpha1.ClusterDecision, 0, len(p.Decision.Clusters)+len(p.Held))
 	seen := map[string]bool{}
-	for _, res := range p.decision.Clusters {
+	for _, res := range p.Decision.Clusters {
 		seen[res.Cluster] = true
-		cd := multiclusterv1alpha1.ClusterDecision{Name: multiclusterv1alpha1.ClusterName(res.Cluster), Replicas: p.target[res.Cluster]}
+		cd := multiclusterv1alpha1.ClusterDecision{Name: multiclusterv1alpha1.ClusterName(res.Cluster), Replicas: p.Target[res.Cluster]}
 		if m := members[res.Cluster]; m != nil {
-			cd.ReadyReplicas, cd.PendingReplicas = m.readyReplicas, m.pending
+			cd.ReadyReplicas, cd.PendingReplicas = m.ReadyReplicas, m.Pending
 		}
 		switch {
-		case p.failedOver[res.Cluster] > 0:
+		case p.FailedOver[res.Cluster] > 0:
 			cd.Reason = multiclusterv1alpha1.PlacementFiltered
 			cd.Message = fmt.Sprintf("member not ready since %s, longer than the failover grace period; its %d replicas were placed elsewhere",
-				members[res.Cluster].notReadySince.UTC().Format(time.RFC3339), p.failedOver[res.Cluster])
-		case p.held[res.Cluster] > 0:
+				members[res.Cluster].NotReadySince.UTC().Format(time.RFC3339), p.FailedOver[res.Cluster])
+		case p.Held[res.Cluster] > 0:
 			cd.Reason = lastReason(mcd, res.Cluster)
-			cd.Message = fmt.Sprintf("member not ready; its %d replicas are held there until it returns", p.held[res.Cluster])
-		case p.target[res.Cluster] > 0 && roles[res.Cluster] == "" && slices.Contains(p.workload.Locations, res.Cluster):
+			cd.Message = fmt.Sprintf("member not ready; its %d replicas are held there until it returns", p.Held[res.Cluster])
+		case p.Target[res.Cluster] > 0 && roles[res.Cluster] == "" && slices.Contains(p.Workload.Locations, res.Cluster):
 			cd.Reason = multiclusterv1alpha1.PlacementPreferred
 			cd.Message = "replicas moved back by the re-scheduler"
-		case p.target[res.Cluster] > 0 && roles[res.Cluster] != "":
+		case p.Target[res.Cluster] > 0 && roles[res.Cluster] != "":
 			cd.Reason = multiclusterv1alpha1.PlacementReason(roles[res.Cluster])
 			cd.Message = fmt.Sprintf("room for %d more replicas", res.Fit)
 		case res.Filter != nil:
@@ -193,11 +193,11 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 		cd.Message = truncate(cd.Message, 1024)
 		out = append(out, cd)
 	}
-	for _, name := range slices.Sorted(maps.Keys(p.held)) {
+	for _, name := range slices.Sorted(maps.Keys(p.Held)) {
 		if !seen[name] {
 			out = append(out, multiclusterv1alpha1.ClusterDecision{
-				Name: multiclusterv1alpha1.ClusterName(name), Replicas: p.held[name], Reason: lastReason(mcd, name),
-				Message: fmt.Sprintf("member not connected; its %d replicas are held there until it returns", p.held[name]),
+				Name: multiclusterv1alpha1.ClusterName(name), Replicas: p.Held[name], Reason: lastReason(mcd, name),
+				Message: fmt.Sprintf("member not connected; its %d replicas are held there until it returns", p.Held[name]),
 			})
 		}
 	}

@@ -3,6 +3,7 @@ package multiclusterdeployment
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,31 +12,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
-// member is what one member cluster shows of a MultiClusterDeployment.
+// member is what one member cluster shows of a MultiClusterDeployment:
+// what the decision reads, and what the writes need.
 type member struct {
+	decide.Member
 	name string
-	// ready is whether the member answers and may take replicas.
-	ready bool
 	// client is nil when the inventory has no connection to the member.
 	client client.Client
 	// deployment is the member Deployment Meridian made, or nil.
 	deployment *appsv1.Deployment
-	// replicas is the member Deployment's spec.replicas.
-	replicas                 int32
-	readyReplicas, available int32
+	available  int32
 	// bound counts the workload's pods bound to a node and not finished.
 	bound int32
-	// pending counts the workload's pods Pending as Unschedulable, since
-	// pendingSince; overdue says they have been so beyond the grace period.
-	pending      int32
-	pendingSince time.Time
-	overdue      bool
-	// notReadySince is when the member stopped being ready (zero if it is).
-	notReadySince time.Time
 }
 
 // observe reads, from the inventory's caches, what every known member holds
@@ -46,17 +39,18 @@ func (r *Reconciler) observe(ctx context.Context, mcd *multiclusterv1alpha1.Mult
 	out := make(map[string]*member, len(readiness))
 	owner := propagation.OwnerOfDeployment(mcd)
 	for name, ready := range readiness {
-		m := &member{name: name, ready: ready}
+		m := &member{name: name}
+		m.Ready = ready
 		if since, ok := r.Inventory.NotReadySince(name); ok {
-			m.notReadySince = since
+			m.NotReadySince = since
 		}
 		out[name] = m
 		conn, ok := r.Inventory.Member(name)
 		if !ok {
-			m.replicas = lastDecision(mcd, name)
+			m.Replicas = lastDecision(mcd, name)
 			continue
 		}
-		m.client = conn.Client
+		m.client, m.Connected = conn.Client, true
 		if err := r.observeMember(ctx, m, conn, mcd, owner); err != nil {
 			return nil, err
 		}
@@ -73,11 +67,13 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 		return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
 	default:
 		if o, ok := propagation.OwnerOf(d); ok && o.Kind == Kind && (o.UID == "" || o.UID == owner.UID) {
-			m.deployment = d
+			m.deployment, m.Exists = d, true
+			m.UpToDate = d.Annotations[multiclusterv1alpha1.AnnotationOwnerGeneration] == strconv.FormatInt(mcd.Generation, 10)
 			if d.Spec.Replicas != nil {
-				m.replicas = *d.Spec.Replicas
+				m.Replicas = *d.Spec.Replicas
 			}
-			m.readyReplicas, m.available = d.Status.ReadyReplicas, d.Status.AvailableReplicas
+			m.ReadyReplicas, m.available = d.Status.ReadyReplicas, d.Status.AvailableReplicas
+			m.CaughtUp = d.Status.ObservedGeneration >= d.Generation
 		}
 	}
 
@@ -95,18 +91,12 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 			continue
 		}
 		if since, ok := unschedulableSince(p); ok {
-			m.pending++
-			if m.pendingSince.IsZero() || since.Before(m.pendingSince) {
-				m.pendingSince = since
+			m.Pending++
+			if m.PendingSince.IsZero() || since.Before(m.PendingSince) {
+				m.PendingSince = since
 			}
 		}
 	}
-	// Pending pods count only once the member's Deployment controller has
-	// acted on our last write: right after a scale-down it still shows the
-	// Pending pods it is about to remove, and re-placing them would move
-	// the same overflow twice.
-	caughtUp := m.deployment != nil && m.deployment.Status.ObservedGeneration >= m.deployment.Generation
-	m.overdue = m.pending > 0 && caughtUp && time.Since(m.pendingSince) >= r.PendingGrace
 	return nil
 }
 

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/placement"
-	"github.com/meridian-dev/meridian/internal/reschedule"
 )
 
 // defaultPullBackInterval is a MultiClusterRescheduler's interval when it
@@ -45,73 +45,26 @@ func pullBackInterval(mcr *multiclusterv1alpha1.MultiClusterRescheduler) time.Du
 	return defaultPullBackInterval
 }
 
-// pullBack moves replicas that run away from the preferred clusters (on
-// substitutes, burst clusters or the cloud) back to them where they have
-// room now, with the re-scheduler's plan, into p.target; the propagation
-// then adds them at home before it removes them away. It returns how many
-// replicas it moves. It runs at most once per interval per workload.
-func (r *Reconciler) pullBack(ctx context.Context, mcr *multiclusterv1alpha1.MultiClusterRescheduler, p *plan, snap *placement.Snapshot, members map[string]*member) int32 {
-	w := p.workload
-	if mcr == nil || len(w.Locations) == 0 {
-		return 0
-	}
-	r.mu.Lock()
-	last, seen := r.lastPullBack[w.Key]
-	due := !seen || time.Since(last) >= pullBackInterval(mcr)
-	if due {
-		r.lastPullBack[w.Key] = time.Now()
-	}
-	r.mu.Unlock()
-	if !due {
-		return 0
-	}
-
-	var preferred []string
-	for _, l := range w.Locations {
-		if m := members[l]; m != nil && m.ready && !w.Full[l] {
-			preferred = append(preferred, l)
-		}
-	}
-	running := map[string]int32{}
-	away := false
-	for name, n := range p.target {
-		if p.held[name] == 0 && n > 0 {
-			running[name] = n
-			away = away || !slices.Contains(w.Locations, name)
-		}
-	}
-	if !away || len(preferred) == 0 {
-		return 0
-	}
-	var clusters []reschedule.Cluster
-	for _, c := range snap.Clusters {
-		rc := reschedule.Cluster{Name: c.Name, Cloud: c.Cloud}
-		for i := range c.Nodes {
-			if n := &c.Nodes[i]; !n.Unschedulable && i < len(c.Free) {
-				if _, bad := placement.UntoleratedTaint(n.Taints, nil); !bad {
-					rc.Free = append(rc.Free, c.Free[i])
-				}
-			}
-		}
-		clusters = append(clusters, rc)
-	}
-	moves := reschedule.Plan(clusters, []reschedule.Workload{{Key: w.Key, Requests: w.PodRequests, Preferred: preferred, Running: running}}, snap.Latency, 0)
-	var moved int32
-	for _, mv := range moves {
-		p.target[mv.To] += mv.Replicas
-		p.target[mv.From] -= mv.Replicas
-		moved += mv.Replicas
-	}
-	return moved
-}
-
-// recordPullBack adds moved to the rescheduler's count and run time.
+// recordPullBack adds moved to the rescheduler's count and sets its run
+// time. Several workloads record at once, so it reads the latest copy from
+// the API server and writes with its resourceVersion, again on a conflict:
+// no count is lost to a stale cached copy.
 func (r *Reconciler) recordPullBack(ctx context.Context, mcr *multiclusterv1alpha1.MultiClusterRescheduler, moved int32) {
-	before := mcr.DeepCopy()
-	now := metav1.Now()
-	mcr.Status.LastRunTime = &now
-	mcr.Status.ReplicasMovedBack += int64(moved)
-	if err := r.Client.Status().Patch(ctx, mcr, client.MergeFrom(before)); err != nil {
-		log.FromContext(ctx).Error(err, "Failed to record replicas moved back", "rescheduler", mcr.Name)
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		latest := &multiclusterv1alpha1.MultiClusterRescheduler{}
+		if err := reader.Get(ctx, client.ObjectKeyFromObject(mcr), latest); err != nil {
+			return err
+		}
+		now := metav1.NewTime(r.Clock.Now())
+		latest.Status.LastRunTime = &now
+		latest.Status.ReplicasMovedBack += int64(moved)
+		return r.Client.Status().Update(ctx, latest)
+	})
+	if err != nil {
+		log.FromContext(ctx).Error(err, "Failed to record replicas moved back", "rescheduler", klog.KObj(mcr), "moved", moved)
 	}
 }
