@@ -25,6 +25,8 @@ type Member struct {
 	Replicas int32
 	// ReadyReplicas is how many of them are ready.
 	ReadyReplicas int32
+	// Bound counts the workload's pods bound to a node and not finished.
+	Bound int32
 	// Pending counts the workload's pods Unschedulable in the member, since
 	// PendingSince.
 	Pending      int32

@@ -27,8 +27,6 @@ type member struct {
 	// deployment is the member Deployment Meridian made, or nil.
 	deployment *appsv1.Deployment
 	available  int32
-	// bound counts the workload's pods bound to a node and not finished.
-	bound int32
 }
 
 // observe reads, from the inventory's caches, what every known member holds
@@ -87,7 +85,7 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 			continue
 		}
 		if p.Spec.NodeName != "" {
-			m.bound++
+			m.Bound++
 			continue
 		}
 		if since, ok := unschedulableSince(p); ok {

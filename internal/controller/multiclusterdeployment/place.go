@@ -2,8 +2,7 @@ package multiclusterdeployment
 
 import (
 	"context"
-	"maps"
-	"slices"
+	"time"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/decide"
@@ -18,26 +17,26 @@ type plan = decide.DeploymentPlan
 // snapshot that reserves what earlier decisions assumed, and records the
 // new decision in the assumptions.
 func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment, w *placement.Workload, members map[string]*member) (*plan, error) {
-	r.assumeMembers(w, members)
 	in := decide.DeploymentInput{
 		Workload: w,
 		Members:  make(map[string]decide.Member, len(members)),
-		Snapshot: r.Inventory.SnapshotFor(r.traffic(ctx, mcd), r.Assumptions),
 		Now:      r.Clock.Now(),
 		Timing:   r.timing(),
 	}
 	for name, m := range members {
 		in.Members[name] = m.Member
 	}
+	decide.ObserveMembers(r.Assumptions, w, in.Members)
+	in.Snapshot = r.Inventory.SnapshotFor(r.traffic(ctx, mcd), r.Assumptions)
 	mcr := r.rescheduler(ctx)
 	if mcr != nil {
 		r.mu.Lock()
 		in.PullBack = &decide.PullBack{Interval: pullBackInterval(mcr), Last: r.lastPullBack[w.Key]}
 		r.mu.Unlock()
 	}
-	start := r.Clock.Now()
+	start := time.Now()
 	p, err := decide.Deployment(ctx, r.Framework, in)
-	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(r.Clock.Since(start).Seconds())
+	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(time.Since(start).Seconds())
 	if err != nil {
 		outcome := outcomeError
 		if decide.InvalidSpec(err) {
@@ -65,41 +64,8 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		r.recordPullBack(ctx, mcr, p.MovedBack)
 		movedBack.WithLabelValues(mcd.Namespace, mcd.Name).Add(float64(p.MovedBack))
 	}
-	r.Assumptions.Assume(p.Workload, targetDecision(p))
+	p.Assume(r.Assumptions)
 	return p, nil
-}
-
-// targetDecision is the plan's target as a decision, for the assumptions:
-// a pull-back changes where replicas go after the framework decided.
-func targetDecision(p *plan) *placement.Decision {
-	d := &placement.Decision{Unplaced: p.Decision.Unplaced}
-	for _, name := range slices.Sorted(maps.Keys(p.Target)) {
-		if n := p.Target[name]; p.Held[name] == 0 && n > 0 {
-			d.Assignments = append(d.Assignments, placement.Assignment{Cluster: name, Replicas: n})
-		}
-	}
-	return d
-}
-
-// assumeMembers reserves, in the assumptions, the replicas every ready
-// member was asked to run and has not bound yet. After a restart the
-// assumptions start empty; without this, replicas written before the
-// restart but not yet scheduled would look like free room.
-func (r *Reconciler) assumeMembers(w *placement.Workload, members map[string]*member) {
-	seen := &placement.Workload{Key: w.Key, PodRequests: w.PodRequests, Tolerations: w.Tolerations, Current: map[string]int32{}}
-	asked := &placement.Decision{}
-	for name, m := range members {
-		if !m.Ready || !m.Connected {
-			continue
-		}
-		// A member without a Deployment is asked for none, which also
-		// drops what an earlier decision assumed there.
-		seen.Current[name] = m.bound
-		if m.Exists {
-			asked.Assignments = append(asked.Assignments, placement.Assignment{Cluster: name, Replicas: m.Replicas})
-		}
-	}
-	r.Assumptions.Assume(seen, asked)
 }
 
 // Workload converts a MultiClusterDeployment into what the placement
