@@ -2,6 +2,7 @@ package provision
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -19,7 +20,8 @@ const (
 	Predictive Mode = "Predictive"
 )
 
-// Flavor is a machine size the cloud offers.
+// Flavor is a machine size the cloud offers: one node pool of the cloud
+// cluster.
 type Flavor struct {
 	Name        string
 	Allocatable placement.Resources
@@ -74,10 +76,19 @@ func (c Config) Validate() error {
 	case c.Mode == Predictive && c.TrendWindow < c.Period:
 		return fmt.Errorf("trendWindow %v: must be at least the period (%v)", c.TrendWindow, c.Period)
 	}
+	seen := map[string]bool{}
 	for i, f := range c.Flavors {
-		if f.Allocatable.MilliCPU <= 0 || f.Allocatable.Memory <= 0 || f.Allocatable.Pods <= 0 {
+		switch {
+		case f.Name == "":
+			return fmt.Errorf("flavors[%d]: a name is needed", i)
+		case seen[f.Name]:
+			return fmt.Errorf("flavors[%d] %q: the name is taken by an earlier flavor", i, f.Name)
+		case f.Allocatable.MilliCPU <= 0 || f.Allocatable.Memory <= 0 || f.Allocatable.Pods <= 0:
 			return fmt.Errorf("flavors[%d] %q: CPU, memory and pods must be positive", i, f.Name)
+		case f.PricePerHour < 0 || math.IsNaN(f.PricePerHour) || math.IsInf(f.PricePerHour, 0):
+			return fmt.Errorf("flavors[%d] %q: pricePerHour %g must be a number of at least 0", i, f.Name, f.PricePerHour)
 		}
+		seen[f.Name] = true
 	}
 	return nil
 }

@@ -1,8 +1,24 @@
 // Package provision decides the life of cloud clusters: when to provision
-// one, with how many nodes of which flavor, when to add nodes, when to
-// remove them and when to remove the cluster. It is seed 001's cloud
-// provisioner and cluster autoscaler (Algorithm 4) as pure decision logic,
-// shared by the provisioner controller and the simulator.
+// one, with how many nodes of which flavors, when to add nodes to which node
+// pool, which nodes to consolidate away, and when to remove the cluster. It
+// is seed 001's cloud provisioner and cluster autoscaler (Algorithm 4) as
+// pure decision logic, with Karpenter's instance-type selection and
+// consolidation, shared by the CloudProvisioner controller and the
+// simulator. Observe is the one place that turns what either of them read
+// (workloads, member nodes, cloud nodes) into an Observation.
+//
+// # Node pools and the cheapest mix
+//
+// A cloud cluster has one node pool per flavor (name, CPU, memory, pods,
+// price per hour). For the replicas that fit nowhere, the provisioner packs
+// them first-fit decreasing into the free space of the cloud nodes, ready or
+// coming, and chooses for the rest the cheapest mix of new nodes it finds:
+// one mix per flavor and a greedy one that opens each node with the flavor
+// of the lowest price for what it would hold. A node is only opened with a
+// flavor that holds the largest replica it is opened for, so a replica is
+// never given a flavor too small for it while a larger one exists, and each
+// node is then shrunk to the cheapest flavor that holds what it got.
+// Replicas larger than every flavor are reported, never provisioned for.
 //
 // # Reactive and predictive
 //
@@ -10,42 +26,33 @@
 // Cloud capacity is not instant (Cluster API on OpenStack takes minutes for a
 // cluster and for each added node), so a reactive provisioner leaves replicas
 // Pending for at least that long whenever the member clusters fill up. The
-// Reactive mode reproduces Algorithm 4 for comparison; the Predictive mode,
-// Meridian's default, also provisions ahead of need:
+// Reactive mode provisions only for what is unschedulable; the Predictive
+// mode, Meridian's default, also provisions ahead of need, sized to what the
+// forecast says will not fit rather than to the whole demand:
 //
 //   - It keeps a history of the demand (the requests of every replica asked
 //     for, placed or not) and fits a least-squares line over the trend
-//     window.
-//   - It forecasts the demand at now + lead time, where the lead time is what
-//     new capacity takes to arrive (cluster delay plus node delay when there
-//     is no cloud cluster, node delay when there is) plus one control period.
-//     Only a rising trend is extrapolated; a falling one is taken as flat, so
-//     capacity is released by the scale-down rules, not by the forecast.
-//   - It wants capacity of forecast / target utilization: the headroom
-//     absorbs fragmentation (a cluster never fills to 100% with pods of
-//     mixed sizes) and forecast error.
-//   - Whatever is still unschedulable now is bin-packed (first-fit
-//     decreasing) into the free space of the cloud nodes, ready or coming,
-//     and into new nodes: Algorithm 4's "calculate number and size of
-//     additional nodes".
+//     window, once the history spans half the window.
+//   - Only the rise is forecast: the replicas asked for now are placed, or
+//     unschedulable, already. The rise at now + lead time (what new capacity
+//     takes to arrive, plus one period) is cut into replicas of the mean
+//     size asked for, divided by the target utilization for fragmentation
+//     and forecast error, plus one replica of the largest size asked for in
+//     the window, so that a large replica arriving finds room.
+//   - Those replicas are packed into the free space of the member clusters'
+//     nodes and the cloud nodes; only those that fit nowhere buy nodes.
+//     A falling trend is taken as flat, so capacity is released by
+//     consolidation, not by the forecast.
 //
-// Both rules run in both modes' order: the larger need wins.
+// # Consolidation and de-provisioning
 //
-// # Flavors
-//
-// A cloud cluster has one flavor (one machine deployment); the flavor is
-// chosen when the cluster is provisioned as the one with the lowest price
-// for the capacity needed among those that fit the largest pod seen.
-//
-// # Scale-down and de-provisioning
-//
-// As the Kubernetes cluster autoscaler does, a node is unneeded when its
-// requests are below the scale-down utilization threshold (50% by default)
-// and its pods fit on the other nodes of the cluster; an unneeded node is
-// removed after it stayed unneeded for the scale-down delay. Empty nodes
-// are removed together, non-empty ones one per decision. In predictive mode
-// a node is never unneeded while the forecast wants its capacity. The
-// cluster keeps at least MinNodes nodes; when it runs no workload for the
-// de-provisioning delay, it is removed (Algorithm 4's "remove cloud
-// cluster").
+// As Karpenter consolidates, a ready cloud node whose pods fit on the other
+// ready cloud nodes, whose requests are below the scale-down utilization
+// (an empty node always qualifies), and whose room the predictive forecast
+// does not need, is removed once it has stayed so for the scale-down delay.
+// Empty nodes go together, a node with pods one per decision; the
+// controller drains it first (Drain), evicting its pods through the
+// Eviction API so that PodDisruptionBudgets hold. The cluster keeps at least
+// MinNodes nodes; when it runs no workload for the de-provisioning delay,
+// it is removed (Algorithm 4's "remove cloud cluster").
 package provision

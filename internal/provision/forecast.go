@@ -7,8 +7,9 @@ import (
 )
 
 type sample struct {
-	at     time.Time
-	demand placement.Resources
+	at      time.Time
+	demand  placement.Resources
+	largest placement.Resources
 }
 
 // trend keeps the demand history of the last window and extrapolates it.
@@ -17,7 +18,7 @@ type trend struct {
 	samples []sample
 }
 
-func (t *trend) add(at time.Time, d placement.Resources) {
+func (t *trend) add(at time.Time, d, largest placement.Resources) {
 	cutoff := at.Add(-t.window)
 	kept := t.samples[:0]
 	for _, s := range t.samples {
@@ -25,7 +26,7 @@ func (t *trend) add(at time.Time, d placement.Resources) {
 			kept = append(kept, s)
 		}
 	}
-	t.samples = append(kept, sample{at: at, demand: d})
+	t.samples = append(kept, sample{at: at, demand: d, largest: largest})
 }
 
 // forecast is the latest demand plus the rising part of the least-squares
@@ -35,7 +36,8 @@ func (t *trend) forecast(lead time.Duration) placement.Resources {
 		return placement.Resources{}
 	}
 	last := t.samples[len(t.samples)-1].demand
-	if len(t.samples) < 3 {
+	if len(t.samples) < 3 || last.Pods == 0 || t.samples[len(t.samples)-1].at.Sub(t.samples[0].at) < t.window/2 {
+		// Too short a history to tell a trend from the start of the run.
 		return last
 	}
 	cpu := slope(t.samples, func(r placement.Resources) float64 { return float64(r.MilliCPU) })
@@ -66,4 +68,15 @@ func slope(ss []sample, f func(placement.Resources) float64) float64 {
 		return 0
 	}
 	return (n*sxy - sx*sy) / den
+}
+
+// largest is the largest request seen over the window.
+func (t *trend) largest() placement.Resources {
+	var r placement.Resources
+	for _, s := range t.samples {
+		if larger(s.largest, r) {
+			r = s.largest
+		}
+	}
+	return r
 }

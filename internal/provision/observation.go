@@ -19,7 +19,9 @@ const (
 
 // NodeState is one node of the cloud cluster.
 type NodeState struct {
-	Name        string
+	Name string
+	// Flavor names the node pool the node belongs to.
+	Flavor      string
 	Allocatable placement.Resources
 	Requested   placement.Resources
 	// Ready is false while the node is being added.
@@ -30,26 +32,49 @@ type NodeState struct {
 
 // Cloud is the state of the cloud cluster.
 type Cloud struct {
-	Phase  Phase
-	Flavor string
-	Nodes  []NodeState
+	Phase Phase
+	// Nodes are the nodes of every pool, ready or coming.
+	Nodes []NodeState
 	// Workloads is how many workloads have replicas in the cloud cluster.
 	Workloads int
 }
 
-// Observation is what the provisioner reads at one decision.
+// Observation is what the provisioner reads at one decision. Observe
+// builds it from what the controller or the simulator sees.
 type Observation struct {
 	Now time.Time
 	// Capacity sums the allocatable resources of the member clusters that
 	// are not cloud clusters.
 	Capacity placement.Resources
-	// Demand sums the requests of every replica asked for, placed or not.
+	// Free is the free space of each schedulable node of those members,
+	// where the predictive mode expects the forecast demand to go first.
+	Free []placement.Resources
+	// Demand sums the requests of every replica asked for, placed or not;
+	// Demand.Pods counts the replicas.
 	Demand placement.Resources
+	// Sizes are the requests of the replicas asked for of the workloads
+	// that may overflow, with how many ask for each, smallest first: what
+	// the predictive mode expects new replicas to look like.
+	Sizes []Size
 	// Unschedulable are the requests of the replicas that fit nowhere now:
 	// unplaced, or Pending in the cloud cluster.
 	Unschedulable []placement.Resources
 	// Cloud is nil when there is no cloud cluster.
 	Cloud *Cloud
+}
+
+// Size is a request and how many replicas ask for it.
+type Size struct {
+	Requests placement.Resources
+	Count    int64
+}
+
+// largest is the largest of the sizes.
+func largestSize(sizes []Size) placement.Resources {
+	if len(sizes) == 0 {
+		return placement.Resources{}
+	}
+	return sizes[len(sizes)-1].Requests
 }
 
 // Action is what the provisioner asks for.
@@ -64,14 +89,29 @@ const (
 	RemoveCluster    Action = "RemoveCluster"
 )
 
+// NodeGroup is a number of new nodes of one flavor.
+type NodeGroup struct {
+	Flavor string
+	Nodes  int
+}
+
 // Decision is the provisioner's answer.
 type Decision struct {
 	Action Action
-	// Flavor and Nodes are the new nodes for ProvisionCluster and AddNodes.
-	Flavor string
-	Nodes  int
+	// Add are the new nodes for ProvisionCluster and AddNodes, one group
+	// per flavor, in the order of the configuration's flavors.
+	Add []NodeGroup
 	// Remove names the nodes for RemoveNodes.
 	Remove []string
 	// Reason explains the decision in words.
 	Reason string
+}
+
+// Nodes is how many nodes d adds.
+func (d Decision) Nodes() int {
+	n := 0
+	for _, g := range d.Add {
+		n += g.Nodes
+	}
+	return n
 }

@@ -16,6 +16,10 @@ func minus(a, b placement.Resources) placement.Resources {
 	return placement.Resources{MilliCPU: a.MilliCPU - b.MilliCPU, Memory: a.Memory - b.Memory, Pods: a.Pods - b.Pods}
 }
 
+func plus(a, b placement.Resources) placement.Resources {
+	return placement.Resources{MilliCPU: a.MilliCPU + b.MilliCPU, Memory: a.Memory + b.Memory, Pods: a.Pods + b.Pods}
+}
+
 // decreasing returns the pods sorted largest first, by CPU then memory.
 func decreasing(pods []placement.Resources) []placement.Resources {
 	sorted := slices.Clone(pods)
@@ -37,22 +41,6 @@ func firstFit(p placement.Resources, free []placement.Resources) bool {
 		}
 	}
 	return false
-}
-
-// packNew places pods first-fit decreasing into the free space of bins,
-// then into new nodes of the given size, and returns how many new nodes it
-// opened. Pods larger than a new node are skipped.
-func packNew(pods, bins []placement.Resources, size placement.Resources) int {
-	free := slices.Clone(bins)
-	opened := 0
-	for _, p := range decreasing(pods) {
-		if !fits(p, size) || firstFit(p, free) {
-			continue
-		}
-		free = append(free, minus(size, p))
-		opened++
-	}
-	return opened
 }
 
 // packInto reports whether every pod fits, first-fit decreasing, into the

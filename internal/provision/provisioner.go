@@ -3,7 +3,7 @@ package provision
 import (
 	"fmt"
 	"math"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -18,7 +18,6 @@ type Provisioner struct {
 	trend         trend
 	unneededSince map[string]time.Time
 	idleSince     time.Time
-	largest       placement.Resources
 }
 
 // New returns a provisioner for cfg, which must be valid.
@@ -35,11 +34,7 @@ func (p *Provisioner) Config() Config { return p.cfg }
 
 // Decide returns what to do now.
 func (p *Provisioner) Decide(o Observation) Decision {
-	p.trend.add(o.Now, o.Demand)
-	for _, r := range o.Unschedulable {
-		p.largest.MilliCPU = max(p.largest.MilliCPU, r.MilliCPU)
-		p.largest.Memory = max(p.largest.Memory, r.Memory)
-	}
+	p.trend.add(o.Now, o.Demand, largestSize(o.Sizes))
 	switch {
 	case o.Cloud == nil:
 		p.idleSince = time.Time{}
@@ -57,95 +52,129 @@ func (p *Provisioner) Decide(o Observation) Decision {
 	return p.scaleDown(o)
 }
 
-// required is the capacity the forecast at now+lead wants, or zero in
-// reactive mode.
-func (p *Provisioner) required(lead time.Duration) placement.Resources {
-	if p.cfg.Mode != Predictive {
-		return placement.Resources{}
+// expected are, in predictive mode, the replicas the forecast adds over
+// lead (plus one period): the rise of the demand's trend, cut into replicas
+// of the mean size asked for now, with the target utilization's headroom
+// for fragmentation and forecast error. It is empty in reactive mode and
+// while the demand does not rise. Only the rise is forecast: the replicas
+// asked for now are placed, or unschedulable, already.
+func (p *Provisioner) expected(o Observation, lead time.Duration) []placement.Resources {
+	if p.cfg.Mode != Predictive || o.Demand.Pods <= 0 {
+		return nil
 	}
+	var out []placement.Resources
 	f := p.trend.forecast(lead + p.cfg.Period)
-	return placement.Resources{
-		MilliCPU: int64(math.Ceil(float64(f.MilliCPU) / p.cfg.TargetUtilization)),
-		Memory:   int64(math.Ceil(float64(f.Memory) / p.cfg.TargetUtilization)),
+	riseCPU, riseMem := f.MilliCPU-o.Demand.MilliCPU, f.Memory-o.Demand.Memory
+	if riseCPU <= 0 && riseMem <= 0 {
+		return out
 	}
+	if l := p.trend.largest(); l.MilliCPU > 0 {
+		out = append(out, l)
+	}
+	mean := placement.Resources{
+		MilliCPU: max(1, o.Demand.MilliCPU/o.Demand.Pods),
+		Memory:   max(1, o.Demand.Memory/o.Demand.Pods),
+		Pods:     1,
+	}
+	n := max(float64(riseCPU)/float64(mean.MilliCPU), float64(riseMem)/float64(mean.Memory))
+	k := min(int(math.Ceil(n/p.cfg.TargetUtilization)), maxExpected)
+	for range k {
+		out = append(out, mean)
+	}
+	return out
 }
 
-// nodesFor is how many nodes of size cover deficit.
-func nodesFor(deficit, size placement.Resources) int {
-	n := 0
-	if deficit.MilliCPU > 0 {
-		n = max(n, int(math.Ceil(float64(deficit.MilliCPU)/float64(size.MilliCPU))))
+// maxExpected bounds the replicas a forecast adds, so that a wild trend
+// costs a bounded amount of packing.
+const maxExpected = 10000
+
+// shortage is what new nodes would hold: the unschedulable replicas packed
+// first-fit decreasing into the free space of the cloud nodes given (ready
+// or coming), the forecast's replicas into what is left there and in the
+// member clusters, and whatever is left over into the cheapest mix of new
+// nodes. It also returns the replicas no flavor holds and how many
+// forecast replicas need new nodes.
+func (p *Provisioner) shortage(o Observation, lead time.Duration, cloud []NodeState) (mix, []placement.Resources, int) {
+	cloudFree := make([]placement.Resources, 0, len(cloud))
+	for _, n := range cloud {
+		cloudFree = append(cloudFree, minus(n.Allocatable, n.Requested))
 	}
-	if deficit.Memory > 0 {
-		n = max(n, int(math.Ceil(float64(deficit.Memory)/float64(size.Memory))))
+	var rest []placement.Resources
+	for _, u := range decreasing(o.Unschedulable) {
+		if !firstFit(u, cloudFree) {
+			rest = append(rest, u)
+		}
 	}
-	return n
+	free := append(decreasingFree(o.Free), cloudFree...)
+	extra := 0
+	for _, e := range p.expected(o, lead) {
+		if !firstFit(e, free) {
+			rest = append(rest, e)
+			extra++
+		}
+	}
+	m, unfit := cheapestMix(rest, p.cfg.Flavors)
+	return m, unfit, extra
+}
+
+// decreasingFree orders free spaces largest first, so that a forecast
+// replica takes the room a real one would be placed in.
+func decreasingFree(free []placement.Resources) []placement.Resources {
+	return decreasing(free)
+}
+
+// limit keeps the first n nodes of m (those opened for the largest
+// replicas) and prices it again.
+func (p *Provisioner) limit(m mix, n int) mix {
+	if len(m.nodes) <= n {
+		return m
+	}
+	m.nodes = m.nodes[:max(n, 0)]
+	return rightSize(m, p.cfg.Flavors)
+}
+
+// explain puts what a mix is for in words.
+func explain(o Observation, m mix, unfit []placement.Resources, extra int) string {
+	var parts []string
+	if n := len(o.Unschedulable); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d replicas unschedulable", n))
+	}
+	if extra > 0 {
+		parts = append(parts, fmt.Sprintf("forecast needs room for %d more", extra))
+	}
+	if len(unfit) > 0 {
+		parts = append(parts, fmt.Sprintf("%d replicas larger than every flavor", len(unfit)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "minimum nodes")
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" (%.2f/h)", m.cost)
 }
 
 func (p *Provisioner) provision(o Observation) Decision {
-	deficit := minus(p.required(p.cfg.ClusterDelay+p.cfg.NodeDelay), o.Capacity)
-	best, bestNodes, bestCost := Flavor{}, 0, math.Inf(1)
-	for _, f := range p.cfg.Flavors {
-		if !fits(placement.Resources{MilliCPU: p.largest.MilliCPU, Memory: p.largest.Memory}, f.Allocatable) {
-			continue
+	m, unfit, extra := p.shortage(o, p.cfg.ClusterDelay+p.cfg.NodeDelay, nil)
+	if len(m.nodes) == 0 {
+		if len(unfit) > 0 {
+			return Decision{Action: None, Reason: fmt.Sprintf("%d replicas larger than every flavor", len(unfit))}
 		}
-		n := max(nodesFor(deficit, f.Allocatable), packNew(o.Unschedulable, nil, f.Allocatable))
-		if n == 0 {
-			continue
-		}
-		n = min(max(n, p.cfg.MinNodes), p.cfg.MaxNodes)
-		if cost := float64(n) * f.PricePerHour; cost < bestCost {
-			best, bestNodes, bestCost = f, n, cost
-		}
-	}
-	if bestNodes == 0 {
 		return Decision{Action: None, Reason: "member clusters have room"}
 	}
-	reason := fmt.Sprintf("%d replicas unschedulable", len(o.Unschedulable))
-	if deficit.MilliCPU > 0 || deficit.Memory > 0 {
-		reason = fmt.Sprintf("forecast demand exceeds capacity by %dm CPU; %s", max(deficit.MilliCPU, 0), reason)
-	}
-	return Decision{Action: ProvisionCluster, Flavor: best.Name, Nodes: bestNodes, Reason: reason}
-}
-
-func (p *Provisioner) flavor(name string) Flavor {
-	for _, f := range p.cfg.Flavors {
-		if f.Name == name {
-			return f
+	if cheapest := cheapestFor(placement.Resources{}, p.cfg.Flavors); cheapest >= 0 {
+		for len(m.nodes) < p.cfg.MinNodes {
+			m.nodes = append(m.nodes, newNode{flavor: cheapest})
 		}
 	}
-	return p.cfg.Flavors[0]
-}
-
-// cloudCapacity sums the allocatable resources of the cloud nodes, ready
-// or coming.
-func cloudCapacity(c *Cloud) placement.Resources {
-	var r placement.Resources
-	for _, n := range c.Nodes {
-		r.MilliCPU += n.Allocatable.MilliCPU
-		r.Memory += n.Allocatable.Memory
-		r.Pods += n.Allocatable.Pods
-	}
-	return r
+	m = p.limit(m, p.cfg.MaxNodes)
+	return Decision{Action: ProvisionCluster, Add: m.groups(p.cfg.Flavors), Reason: explain(o, m, unfit, extra)}
 }
 
 func (p *Provisioner) scaleUp(o Observation) Decision {
-	f := p.flavor(o.Cloud.Flavor)
-	total := cloudCapacity(o.Cloud)
-	total.MilliCPU += o.Capacity.MilliCPU
-	total.Memory += o.Capacity.Memory
-	deficit := minus(p.required(p.cfg.NodeDelay), total)
-	bins := make([]placement.Resources, 0, len(o.Cloud.Nodes))
-	for _, n := range o.Cloud.Nodes {
-		bins = append(bins, minus(n.Allocatable, n.Requested))
-	}
-	n := max(nodesFor(deficit, f.Allocatable), packNew(o.Unschedulable, bins, f.Allocatable))
-	n = min(n, p.cfg.MaxNodes-len(o.Cloud.Nodes))
-	if n <= 0 {
+	m, unfit, extra := p.shortage(o, p.cfg.NodeDelay, o.Cloud.Nodes)
+	m = p.limit(m, p.cfg.MaxNodes-len(o.Cloud.Nodes))
+	if len(m.nodes) == 0 {
 		return Decision{Action: None}
 	}
-	return Decision{Action: AddNodes, Flavor: f.Name, Nodes: n,
-		Reason: fmt.Sprintf("%d replicas unschedulable, forecast deficit %dm CPU", len(o.Unschedulable), max(deficit.MilliCPU, 0))}
+	return Decision{Action: AddNodes, Add: m.groups(p.cfg.Flavors), Reason: explain(o, m, unfit, extra)}
 }
 
 func (p *Provisioner) deprovision(o Observation) Decision {
@@ -156,7 +185,9 @@ func (p *Provisioner) deprovision(o Observation) Decision {
 	if p.idleSince.IsZero() {
 		p.idleSince = o.Now
 	}
-	if d := minus(p.required(p.cfg.ClusterDelay), o.Capacity); d.MilliCPU > 0 || d.Memory > 0 {
+	if m, _, _ := p.shortage(o, p.cfg.ClusterDelay, nil); len(m.nodes) > 0 {
+		// The forecast would ask for the cluster again before a new one
+		// could be ready.
 		return Decision{Action: None}
 	}
 	if o.Now.Sub(p.idleSince) < p.cfg.DeprovisionDelay {
@@ -164,81 +195,6 @@ func (p *Provisioner) deprovision(o Observation) Decision {
 	}
 	return Decision{Action: RemoveCluster,
 		Reason: fmt.Sprintf("no workload in the cloud cluster for %v", o.Now.Sub(p.idleSince))}
-}
-
-func (p *Provisioner) scaleDown(o Observation) Decision {
-	if len(o.Unschedulable) > 0 {
-		clear(p.unneededSince)
-		return Decision{Action: None}
-	}
-	total := cloudCapacity(o.Cloud)
-	total.MilliCPU += o.Capacity.MilliCPU
-	total.Memory += o.Capacity.Memory
-	spare := minus(total, p.required(p.cfg.NodeDelay))
-
-	// Least utilized first, so the emptiest nodes are the candidates.
-	nodes := slices.Clone(o.Cloud.Nodes)
-	slices.SortStableFunc(nodes, func(a, b NodeState) int {
-		return int(a.Requested.MilliCPU - b.Requested.MilliCPU)
-	})
-	removed := map[string]bool{}
-	var remove []string
-	nonEmpty := false
-	for _, n := range nodes {
-		if !n.Ready || !p.unneeded(n, o.Cloud.Nodes, removed, spare) {
-			delete(p.unneededSince, n.Name)
-			continue
-		}
-		since, ok := p.unneededSince[n.Name]
-		if !ok {
-			p.unneededSince[n.Name] = o.Now
-			continue
-		}
-		if o.Now.Sub(since) < p.cfg.ScaleDownDelay || len(o.Cloud.Nodes)-len(remove) <= p.cfg.MinNodes {
-			continue
-		}
-		if len(n.Pods) > 0 {
-			if nonEmpty {
-				continue
-			}
-			nonEmpty = true
-		}
-		removed[n.Name] = true
-		remove = append(remove, n.Name)
-		spare = minus(spare, n.Allocatable)
-	}
-	for name := range p.unneededSince {
-		if removed[name] {
-			delete(p.unneededSince, name)
-		}
-	}
-	if len(remove) == 0 {
-		return Decision{Action: None}
-	}
-	slices.Sort(remove)
-	return Decision{Action: RemoveNodes, Remove: remove,
-		Reason: fmt.Sprintf("unneeded for %v", p.cfg.ScaleDownDelay)}
-}
-
-// unneeded is the cluster autoscaler's rule: requests below the threshold,
-// pods that fit on the other nodes, and (predictive) capacity the forecast
-// does not need.
-func (p *Provisioner) unneeded(n NodeState, all []NodeState, removed map[string]bool, spare placement.Resources) bool {
-	if spare.MilliCPU < n.Allocatable.MilliCPU || spare.Memory < n.Allocatable.Memory {
-		return false
-	}
-	util := max(float64(n.Requested.MilliCPU)/float64(n.Allocatable.MilliCPU),
-		float64(n.Requested.Memory)/float64(n.Allocatable.Memory))
-	if util >= p.cfg.ScaleDownUtilization && len(n.Pods) > 0 {
-		return false
-	}
-	var bins []placement.Resources
-	for _, m := range all {
-		if m.Name != n.Name && m.Ready && !removed[m.Name] {
-			bins = append(bins, minus(m.Allocatable, m.Requested))
-		}
-	}
-	return packInto(n.Pods, bins)
 }
 
 // IdleSince returns when the cloud cluster was first seen running no

@@ -32,6 +32,7 @@ func config(mode Mode) Config {
 func node(name string, requested int64, ready bool, pods ...placement.Resources) NodeState {
 	return NodeState{
 		Name:        name,
+		Flavor:      "large",
 		Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110},
 		Requested:   placement.Resources{MilliCPU: requested, Memory: requested * gi / 1000, Pods: int64(len(pods))},
 		Ready:       ready,
@@ -47,10 +48,30 @@ type step struct {
 	want Decision
 }
 
+// rising is an observation of n replicas of 1 CPU asked for, all placed,
+// with the members' free space.
+func rising(n int64, free []placement.Resources) Observation {
+	return Observation{
+		Capacity: placement.Resources{MilliCPU: 70000, Memory: 220 * gi},
+		Free:     free,
+		Demand:   placement.Resources{MilliCPU: n * 1000, Memory: n * gi, Pods: n},
+		Sizes:    []Size{{Requests: cpu(1000), Count: n}},
+	}
+}
+
+func inCloud(o Observation, c *Cloud) Observation {
+	o.Cloud = c
+	return o
+}
+
 func TestProvisioner(t *testing.T) {
 	capacity := placement.Resources{MilliCPU: 70000, Memory: 220 * gi}
+	var free []placement.Resources
+	for range 10 {
+		free = append(free, cpu(1000))
+	}
 	ready := func(workloads int, nodes ...NodeState) *Cloud {
-		return &Cloud{Phase: Ready, Flavor: "large", Nodes: nodes, Workloads: workloads}
+		return &Cloud{Phase: Ready, Nodes: nodes, Workloads: workloads}
 	}
 	tests := []struct {
 		name  string
@@ -63,20 +84,21 @@ func TestProvisioner(t *testing.T) {
 			steps: []step{
 				{0, Observation{Capacity: capacity, Demand: cpu(60000)}, Decision{Action: None, Reason: "member clusters have room"}},
 				{time.Minute, Observation{Capacity: capacity, Demand: cpu(72000), Unschedulable: []placement.Resources{cpu(3000), cpu(3000), cpu(1000)}},
-					Decision{Action: ProvisionCluster, Flavor: "large", Nodes: 2, Reason: "3 replicas unschedulable"}},
+					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "3 replicas unschedulable (0.40/h)"}},
 			},
 		},
 		{
-			name: "predictive provisions before the clusters are full",
+			name: "predictive provisions for the rise it forecasts before the clusters are full",
 			mode: Predictive,
 			steps: []step{
-				{0, Observation{Capacity: capacity, Demand: cpu(40000)}, Decision{Action: None, Reason: "member clusters have room"}},
-				{2 * time.Minute, Observation{Capacity: capacity, Demand: cpu(44000)}, Decision{Action: None, Reason: "member clusters have room"}},
-				{4 * time.Minute, Observation{Capacity: capacity, Demand: cpu(48000)}, Decision{Action: None, Reason: "member clusters have room"}},
-				// 52000 + 2000/min × 7.5 min = 67000, / 0.9 = 74445: 4445m short
-				// while 18000m are still free.
-				{6 * time.Minute, Observation{Capacity: capacity, Demand: cpu(52000)},
-					Decision{Action: ProvisionCluster, Flavor: "large", Nodes: 2, Reason: "forecast demand exceeds capacity by 4445m CPU; 0 replicas unschedulable"}},
+				{0, rising(40, free), Decision{Action: None, Reason: "member clusters have room"}},
+				{2 * time.Minute, rising(44, free), Decision{Action: None, Reason: "member clusters have room"}},
+				{4 * time.Minute, rising(48, free), Decision{Action: None, Reason: "member clusters have room"}},
+				// 2 replicas/min × 7.5 min = 15, / 0.9 = 17, and room for
+				// the largest: 18 replicas of 1 CPU, 10 of which fit in
+				// the free space of the members.
+				{6 * time.Minute, rising(52, free),
+					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40/h)"}},
 			},
 		},
 		{
@@ -87,7 +109,7 @@ func TestProvisioner(t *testing.T) {
 					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))}, Decision{Action: None}},
 				{time.Minute, Observation{Capacity: capacity, Unschedulable: []placement.Resources{cpu(2000), cpu(2000), cpu(2000)},
 					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))},
-					Decision{Action: AddNodes, Flavor: "large", Nodes: 1, Reason: "3 replicas unschedulable, forecast deficit 0m CPU"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "3 replicas unschedulable (0.20/h)"}},
 			},
 		},
 		{
@@ -97,7 +119,7 @@ func TestProvisioner(t *testing.T) {
 				{0, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))}, Decision{Action: None}},
 				{5 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))}, Decision{Action: None}},
 				{10 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)), node("n2", 0, true), node("n3", 0, true))},
-					Decision{Action: RemoveNodes, Remove: []string{"n2", "n3"}, Reason: "unneeded for 10m0s"}},
+					Decision{Action: RemoveNodes, Remove: []string{"n2", "n3"}, Reason: "pods fit on the other cloud nodes for 10m0s"}},
 				{11 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)))}, Decision{Action: None}},
 				{25 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 1000, true, cpu(1000)))}, Decision{Action: None}},
 			},
@@ -121,11 +143,19 @@ func TestProvisioner(t *testing.T) {
 			},
 		},
 		{
-			name: "predictive keeps nodes the forecast needs",
+			name: "predictive keeps a node the rising demand needs, and lets it go when the demand stops rising",
 			mode: Predictive,
 			steps: []step{
-				{0, Observation{Capacity: capacity, Demand: cpu(68000), Cloud: ready(1, node("n1", 0, true), node("n2", 1000, true, cpu(1000)))}, Decision{Action: None}},
-				{15 * time.Minute, Observation{Capacity: capacity, Demand: cpu(68000), Cloud: ready(1, node("n1", 0, true), node("n2", 1000, true, cpu(1000)))}, Decision{Action: None}},
+				{0, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{5 * time.Minute, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				// 1 replica/min: the forecast wants room for 3 more and the
+				// largest, which n1 has.
+				{10 * time.Minute, inCloud(rising(41, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{15 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				// Flat for a window: n1 was a candidate from 25 minutes on.
+				{25 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{36 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))),
+					Decision{Action: RemoveNodes, Remove: []string{"n1"}, Reason: "pods fit on the other cloud nodes for 10m0s"}},
 			},
 		},
 	}
@@ -168,24 +198,3 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestPackNew(t *testing.T) {
-	size := placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}
-	tests := []struct {
-		name string
-		pods []placement.Resources
-		bins []placement.Resources
-		want int
-	}{
-		{"none", nil, nil, 0},
-		{"first fit decreasing", []placement.Resources{cpu(1000), cpu(3000), cpu(1000), cpu(3000)}, nil, 2},
-		{"free space first", []placement.Resources{cpu(1000)}, []placement.Resources{cpu(1500)}, 0},
-		{"too large for a node is skipped", []placement.Resources{cpu(5000)}, nil, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, packNew(tc.pods, tc.bins, size)); diff != "" {
-				t.Errorf("packNew (-want +got):\n%s", diff)
-			}
-		})
-	}
-}

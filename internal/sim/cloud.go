@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -10,15 +12,16 @@ import (
 )
 
 // cloudState is the cloud cluster's life: asked for, then usable, with
-// nodes being added.
+// nodes of its pools being added and removed.
 type cloudState struct {
 	member *member // nil while the cluster is provisioning
-	flavor provision.Flavor
+	// initial are the nodes the cluster was asked for with.
+	initial []*cluster.Node
 	// coming are the nodes asked for and not ready yet.
-	coming []string
-	nodeN  int
-	// paid is how many nodes are paid for: asked for and not removed.
-	paid int
+	coming []*cluster.Node
+	// flavors are the flavors of every node asked for and not removed.
+	flavors map[string]provision.Flavor
+	nodeN   int
 }
 
 // billing integrates the cloud's paid CPU over virtual time.
@@ -38,54 +41,15 @@ func (b *billing) change(now time.Duration, cores, price float64) {
 	b.since = now
 }
 
-// provisioner is one pass of the cloud provisioner and cluster autoscaler.
+// provisioner is one pass of the cloud provisioner and cluster autoscaler:
+// the same observation and decision as the CloudProvisioner controller's.
 func (w *world) provisioner() {
-	o := provision.Observation{Now: w.now()}
-	for _, m := range w.members {
-		if !m.cloud {
-			r := m.Allocatable()
-			o.Capacity.MilliCPU += r.MilliCPU
-			o.Capacity.Memory += r.Memory
-		}
-	}
-	for _, wl := range w.active {
-		n := int64(wl.asked())
-		o.Demand.MilliCPU += n * wl.requests.MilliCPU
-		o.Demand.Memory += n * wl.requests.Memory
-		for range wl.unplaced() {
-			o.Unschedulable = append(o.Unschedulable, wl.requests)
-		}
-	}
-	if c := w.cloud; c != nil {
-		o.Cloud = &provision.Cloud{Phase: provision.Provisioning, Flavor: c.flavor.Name}
-		if m := c.member; m != nil {
-			o.Cloud.Phase = provision.Ready
-			for _, p := range m.Pending() {
-				o.Unschedulable = append(o.Unschedulable, p.Requests)
-			}
-			for _, n := range m.Nodes {
-				ns := provision.NodeState{Name: n.Name, Allocatable: n.Allocatable, Requested: n.Requested, Ready: true}
-				for _, p := range n.Pods() {
-					ns.Pods = append(ns.Pods, p.Requests)
-				}
-				o.Cloud.Nodes = append(o.Cloud.Nodes, ns)
-			}
-			for _, wl := range w.active {
-				if wl.counts(false)[m.Name] > 0 {
-					o.Cloud.Workloads++
-				}
-			}
-		}
-		for _, name := range c.coming {
-			o.Cloud.Nodes = append(o.Cloud.Nodes, provision.NodeState{Name: name, Allocatable: c.flavor.Allocatable})
-		}
-	}
-	d := w.prov.Decide(o)
+	d := w.prov.Decide(provision.Observe(w.provisionInput()))
 	switch d.Action {
 	case provision.ProvisionCluster:
 		w.provisionCloud(d)
 	case provision.AddNodes:
-		w.addCloudNodes(d.Nodes)
+		w.addCloudNodes(d)
 	case provision.RemoveNodes:
 		w.removeCloudNodes(d.Remove, d.Reason)
 	case provision.RemoveCluster:
@@ -93,10 +57,59 @@ func (w *world) provisioner() {
 	}
 }
 
-// pay changes the nodes paid for by n.
-func (w *world) pay(c *cloudState, n int) {
-	c.paid += n
-	w.rec.billing.change(w.eng.Now(), float64(n)*float64(c.flavor.Allocatable.MilliCPU)/1000, float64(n)*c.flavor.PricePerHour)
+// provisionInput is what the provisioner reads of the world.
+func (w *world) provisionInput() provision.Input {
+	in := provision.Input{Now: w.now()}
+	overflows := w.pol.Substitution || w.pol.Bursting
+	for _, wl := range w.active {
+		in.Workloads = append(in.Workloads, provision.Workload{
+			Requests: wl.requests, Asked: wl.asked(), Unplaced: wl.unplaced(), Overflows: overflows,
+		})
+	}
+	for _, m := range w.members {
+		if m.cloud {
+			continue
+		}
+		pm := provision.Member{Ready: true}
+		for _, n := range m.Nodes {
+			pm.Nodes = append(pm.Nodes, placement.Node{Name: n.Name, Allocatable: n.Allocatable, Requested: n.Requested, Unschedulable: n.Unschedulable})
+		}
+		in.Members = append(in.Members, pm)
+	}
+	c := w.cloud
+	if c == nil {
+		return in
+	}
+	in.Cloud = &provision.Cloud{Phase: provision.Provisioning}
+	m := c.member
+	if m == nil {
+		return in
+	}
+	in.Cloud.Phase = provision.Ready
+	for _, p := range m.Pending() {
+		in.CloudPending = append(in.CloudPending, p.Requests)
+	}
+	for _, n := range m.Nodes {
+		ns := provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable, Requested: n.Requested, Ready: true}
+		for _, p := range n.Pods() {
+			ns.Pods = append(ns.Pods, p.Requests)
+		}
+		in.Cloud.Nodes = append(in.Cloud.Nodes, ns)
+	}
+	for _, n := range c.coming {
+		in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable})
+	}
+	for _, wl := range w.active {
+		if wl.counts(false)[m.Name] > 0 {
+			in.Cloud.Workloads++
+		}
+	}
+	return in
+}
+
+// pay starts (n 1) or stops (n -1) paying for a node of flavor f.
+func (w *world) pay(f provision.Flavor, n int) {
+	w.rec.billing.change(w.eng.Now(), float64(n)*float64(f.Allocatable.MilliCPU)/1000, float64(n)*f.PricePerHour)
 }
 
 func (w *world) flavor(name string) provision.Flavor {
@@ -108,17 +121,28 @@ func (w *world) flavor(name string) provision.Flavor {
 	return w.prov.Config().Flavors[0]
 }
 
-func (w *world) cloudNode(c *cloudState) *cluster.Node {
-	c.nodeN++
-	return cluster.NewNode(fmt.Sprintf("%s-node-%d", w.sc.Cloud.Name, c.nodeN), c.flavor.Allocatable)
+// orderNodes asks for the nodes of d, paying for them from now.
+func (w *world) orderNodes(c *cloudState, d provision.Decision) []*cluster.Node {
+	var out []*cluster.Node
+	for _, g := range d.Add {
+		f := w.flavor(g.Flavor)
+		for range g.Nodes {
+			c.nodeN++
+			n := cluster.NewNode(fmt.Sprintf("%s-%s-%d", w.sc.Cloud.Name, f.Name, c.nodeN), f.Allocatable)
+			c.flavors[n.Name] = f
+			w.pay(f, 1)
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (w *world) provisionCloud(d provision.Decision) {
-	c := &cloudState{flavor: w.flavor(d.Flavor)}
+	c := &cloudState{flavors: map[string]provision.Flavor{}}
 	w.cloud = c
-	w.pay(c, d.Nodes)
+	c.initial = w.orderNodes(c, d)
 	w.rec.cloudProvisioning()
-	w.event(EventCloudProvisioning, "cloud cluster %q asked for with %d %s nodes: %s", w.sc.Cloud.Name, d.Nodes, d.Flavor, d.Reason)
+	w.event(EventCloudProvisioning, "cloud cluster %q asked for with %s: %s", w.sc.Cloud.Name, groups(d.Add), d.Reason)
 	w.eng.After(w.sc.Cloud.ClusterDelay, func() {
 		if w.cloud != c {
 			return
@@ -126,9 +150,8 @@ func (w *world) provisionCloud(d provision.Decision) {
 		m := &member{Cluster: cluster.New(w.sc.Cloud.Name), cloud: true, info: placement.Cluster{
 			Name: w.sc.Cloud.Name, Region: w.sc.Cloud.Region, Provider: w.sc.Cloud.Provider, Cloud: true, Ready: true,
 		}}
-		for range d.Nodes {
-			m.Nodes = append(m.Nodes, w.cloudNode(c))
-		}
+		m.Nodes = append(m.Nodes, c.initial...)
+		c.initial = nil
 		c.member = m
 		w.addMember(m)
 		w.rec.cloudReady()
@@ -137,20 +160,17 @@ func (w *world) provisionCloud(d provision.Decision) {
 	})
 }
 
-func (w *world) addCloudNodes(n int) {
+func (w *world) addCloudNodes(d provision.Decision) {
 	c := w.cloud
-	w.pay(c, n)
-	var names []string
-	for range n {
-		node := w.cloudNode(c)
-		c.coming = append(c.coming, node.Name)
-		names = append(names, node.Name)
+	nodes := w.orderNodes(c, d)
+	c.coming = append(c.coming, nodes...)
+	for _, node := range nodes {
 		w.eng.After(w.sc.Cloud.NodeDelay, func() {
 			if w.cloud != c || c.member == nil {
 				return
 			}
-			for i, name := range c.coming {
-				if name == node.Name {
+			for i, n := range c.coming {
+				if n == node {
 					c.coming = append(c.coming[:i], c.coming[i+1:]...)
 					break
 				}
@@ -160,14 +180,15 @@ func (w *world) addCloudNodes(n int) {
 			w.capacityChanged()
 		})
 	}
-	w.event(EventNodesAdded, "%d %s nodes asked for: %v", n, c.flavor.Name, names)
+	w.event(EventNodesAdded, "%s asked for: %s", groups(d.Add), d.Reason)
 }
 
 func (w *world) removeCloudNodes(names []string, reason string) {
 	c := w.cloud
 	for _, name := range names {
 		w.onEvicted(c.member.RemoveNode(name))
-		w.pay(c, -1)
+		w.pay(c.flavors[name], -1)
+		delete(c.flavors, name)
 	}
 	w.version++
 	w.event(EventNodesRemoved, "nodes %v removed: %s", names, reason)
@@ -182,9 +203,27 @@ func (w *world) removeCloud(reason string) {
 		}
 		w.removeMember(m)
 	}
-	w.pay(c, -c.paid)
+	for _, name := range slices.Sorted(maps.Keys(c.flavors)) {
+		w.pay(c.flavors[name], -1)
+	}
 	w.cloud = nil
 	w.rec.cloudRemoved()
 	w.event(EventCloudRemoved, "cloud cluster %q removed: %s", w.sc.Cloud.Name, reason)
 	w.capacityChanged()
+}
+
+// groups puts new nodes in words: "2 m1.large and 1 m1.xlarge nodes".
+func groups(gs []provision.NodeGroup) string {
+	s := ""
+	for i, g := range gs {
+		switch {
+		case i == 0:
+		case i == len(gs)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", g.Nodes, g.Flavor)
+	}
+	return s + " nodes"
 }

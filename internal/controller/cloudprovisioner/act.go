@@ -19,7 +19,7 @@ func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProv
 	if d.Action == provision.None {
 		return nil
 	}
-	nodes := int32(d.Nodes)
+	nodes := int32(d.Nodes())
 	switch d.Action {
 	case provision.ProvisionCluster:
 		spec.Workers = nodes
@@ -56,9 +56,9 @@ func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProv
 func describe(spec cloud.Spec, d provision.Decision) string {
 	switch d.Action {
 	case provision.ProvisionCluster:
-		return fmt.Sprintf("cloud cluster %q asked for with %d %s nodes: %s", spec.Name, d.Nodes, d.Flavor, d.Reason)
+		return fmt.Sprintf("cloud cluster %q asked for with %d nodes: %s", spec.Name, d.Nodes(), d.Reason)
 	case provision.AddNodes:
-		return fmt.Sprintf("%d %s nodes added to cloud cluster %q (now %d): %s", d.Nodes, d.Flavor, spec.Name, spec.Workers, d.Reason)
+		return fmt.Sprintf("%d nodes added to cloud cluster %q (now %d): %s", d.Nodes(), spec.Name, spec.Workers, d.Reason)
 	case provision.RemoveNodes:
 		return fmt.Sprintf("nodes %v removed from cloud cluster %q (now %d): %s", d.Remove, spec.Name, spec.Workers, d.Reason)
 	default:

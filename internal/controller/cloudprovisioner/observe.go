@@ -57,7 +57,7 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	if !st.Exists {
 		return o, nil
 	}
-	o.Cloud = &provision.Cloud{Phase: provision.Provisioning, Flavor: flavor(cp).Name}
+	o.Cloud = &provision.Cloud{Phase: provision.Provisioning}
 	m, joined := r.Inventory.Member(name)
 	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined {
 		return o, nil

@@ -25,7 +25,7 @@ func TestBuiltins(t *testing.T) {
 			t.Errorf("built-in %q has no description", i.Name)
 		}
 	}
-	if diff := cmp.Diff([]string{"vi-b", "vi-c", "vi-d"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"heavy-tail", "vi-b", "vi-c", "vi-d"}, names); diff != "" {
 		t.Errorf("built-in scenarios (-want +got):\n%s", diff)
 	}
 }

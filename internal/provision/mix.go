@@ -1,0 +1,192 @@
+package provision
+
+import (
+	"slices"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
+
+// newNode is a node the provisioner would add: its flavor (an index into
+// the flavors) and what is packed into it.
+type newNode struct {
+	flavor int
+	used   placement.Resources
+}
+
+// mix is a set of new nodes and what they cost per hour.
+type mix struct {
+	nodes []newNode
+	cost  float64
+}
+
+// groups counts m's nodes by flavor, in the order of flavors.
+func (m mix) groups(flavors []Flavor) []NodeGroup {
+	var out []NodeGroup
+	for i, f := range flavors {
+		n := 0
+		for _, nn := range m.nodes {
+			if nn.flavor == i {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, NodeGroup{Flavor: f.Name, Nodes: n})
+		}
+	}
+	return out
+}
+
+// cheapestMix packs pods, largest first, into new nodes and returns the
+// cheapest set of flavors it found for them, as Karpenter chooses instance
+// types: every node is of a flavor that holds the largest pod it was opened
+// for, so that a pod is never given a flavor too small for it, and each node
+// is then shrunk to the cheapest flavor that still holds what it got. Pods
+// larger than every flavor are returned apart.
+//
+// The mixes tried are one per flavor (every node of that flavor, or of the
+// cheapest one that holds a pod it cannot) and a greedy one that opens each
+// node with the flavor of the lowest price for what it would hold; the
+// cheapest wins, and among equals the one with fewer nodes.
+func cheapestMix(pods []placement.Resources, flavors []Flavor) (mix, []placement.Resources) {
+	var fit, unfit []placement.Resources
+	for _, p := range decreasing(pods) {
+		if cheapestFor(p, flavors) < 0 {
+			unfit = append(unfit, p)
+			continue
+		}
+		fit = append(fit, p)
+	}
+	if len(fit) == 0 {
+		return mix{}, unfit
+	}
+	candidates := []mix{greedyMix(fit, flavors)}
+	for i := range flavors {
+		candidates = append(candidates, flavorMix(fit, flavors, i))
+	}
+	best := candidates[0]
+	for _, c := range candidates[1:] {
+		if c.cost < best.cost-1e-9 || (c.cost <= best.cost+1e-9 && len(c.nodes) < len(best.nodes)) {
+			best = c
+		}
+	}
+	return best, unfit
+}
+
+// cheapestFor is the index of the cheapest flavor that holds r, or -1.
+func cheapestFor(r placement.Resources, flavors []Flavor) int {
+	best := -1
+	for i, f := range flavors {
+		if fits(r, f.Allocatable) && (best < 0 || cheaper(f, flavors[best])) {
+			best = i
+		}
+	}
+	return best
+}
+
+// flavorMix packs pods first-fit decreasing into nodes of flavor i, opening
+// a node of the cheapest flavor that holds a pod too large for i.
+func flavorMix(pods []placement.Resources, flavors []Flavor, i int) mix {
+	var m mix
+	for _, p := range pods {
+		if placeInto(&m, p, flavors) {
+			continue
+		}
+		f := i
+		if !fits(p, flavors[i].Allocatable) {
+			f = cheapestFor(p, flavors)
+		}
+		m.nodes = append(m.nodes, newNode{flavor: f, used: p})
+	}
+	return rightSize(m, flavors)
+}
+
+// greedyMix opens, for the largest pod not packed yet, the node of the
+// flavor with the lowest price per share of what it would hold.
+func greedyMix(pods []placement.Resources, flavors []Flavor) mix {
+	var m mix
+	ref := largest(flavors)
+	rest := slices.Clone(pods)
+	for len(rest) > 0 {
+		bestFlavor, bestScore := -1, 0.0
+		var bestLeft []placement.Resources
+		var bestUsed placement.Resources
+		for i, f := range flavors {
+			if !fits(rest[0], f.Allocatable) {
+				continue
+			}
+			used, left := fill(rest, f.Allocatable)
+			share := max(float64(used.MilliCPU)/float64(ref.MilliCPU), float64(used.Memory)/float64(ref.Memory))
+			score := f.PricePerHour / share
+			if bestFlavor < 0 || score < bestScore || (score == bestScore && cheaper(f, flavors[bestFlavor])) {
+				bestFlavor, bestScore, bestLeft, bestUsed = i, score, left, used
+			}
+		}
+		m.nodes = append(m.nodes, newNode{flavor: bestFlavor, used: bestUsed})
+		rest = bestLeft
+	}
+	return rightSize(m, flavors)
+}
+
+// fill packs pods, in order, into one node of size and returns what it
+// holds and the pods left over.
+func fill(pods []placement.Resources, size placement.Resources) (placement.Resources, []placement.Resources) {
+	var used placement.Resources
+	var left []placement.Resources
+	for _, p := range pods {
+		if fits(p, minus(size, used)) {
+			used = plus(used, p)
+			continue
+		}
+		left = append(left, p)
+	}
+	return used, left
+}
+
+// placeInto puts p first-fit into a node of m and reports whether it did.
+func placeInto(m *mix, p placement.Resources, flavors []Flavor) bool {
+	for j := range m.nodes {
+		n := &m.nodes[j]
+		if fits(p, minus(flavors[n.flavor].Allocatable, n.used)) {
+			n.used = plus(n.used, p)
+			return true
+		}
+	}
+	return false
+}
+
+// rightSize gives every node of m the cheapest flavor that holds what it
+// got, and prices m.
+func rightSize(m mix, flavors []Flavor) mix {
+	m.cost = 0
+	for j := range m.nodes {
+		n := &m.nodes[j]
+		if f := cheapestFor(n.used, flavors); f >= 0 && cheaper(flavors[f], flavors[n.flavor]) {
+			n.flavor = f
+		}
+		m.cost += flavors[n.flavor].PricePerHour
+	}
+	return m
+}
+
+// cheaper orders flavors by price, then, among flavors of one price, by
+// size, so that the smaller one is taken.
+func cheaper(a, b Flavor) bool {
+	if a.PricePerHour != b.PricePerHour {
+		return a.PricePerHour < b.PricePerHour
+	}
+	if a.Allocatable.MilliCPU != b.Allocatable.MilliCPU {
+		return a.Allocatable.MilliCPU < b.Allocatable.MilliCPU
+	}
+	return a.Allocatable.Memory < b.Allocatable.Memory
+}
+
+// largest is the largest allocatable of the flavors in every dimension.
+func largest(flavors []Flavor) placement.Resources {
+	var r placement.Resources
+	for _, f := range flavors {
+		r.MilliCPU = max(r.MilliCPU, f.Allocatable.MilliCPU)
+		r.Memory = max(r.Memory, f.Allocatable.Memory)
+		r.Pods = max(r.Pods, f.Allocatable.Pods)
+	}
+	return r
+}
