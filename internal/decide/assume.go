@@ -16,8 +16,7 @@ import (
 func ObserveMembers(a *placement.Assumptions, w *placement.Workload, members map[string]Member) {
 	seen := &placement.Workload{Key: w.Key, PodRequests: w.PodRequests, Tolerations: w.Tolerations, Current: map[string]int32{}}
 	asked := &placement.Decision{}
-	for _, name := range slices.Sorted(maps.Keys(members)) {
-		m := members[name]
+	for name, m := range members {
 		if !m.Ready || !m.Connected {
 			continue
 		}

@@ -120,6 +120,9 @@ type DeploymentPlan struct {
 	Rollout Rollout
 	// RequeueAfter is when to look again at the latest.
 	RequeueAfter time.Duration
+
+	// rebalances is whether the workload's policy places afresh each pass.
+	rebalances bool
 }
 
 // Deployment decides where a MultiClusterDeployment's replicas run and how
@@ -164,7 +167,11 @@ func Deployment(ctx context.Context, placer Placer, in DeploymentInput) (*Deploy
 	for _, a := range d.Assignments {
 		p.Target[a.Cluster] += a.Replicas
 	}
-	if pb := in.PullBack; pb != nil && pullBackDue(pb, in.Now) {
+	// A policy that places every replica afresh already puts them where
+	// it prefers on every pass; a pull-back would fight it, and each would
+	// undo the other's move.
+	p.rebalances = placer.Rebalances(w.Policy)
+	if pb := in.PullBack; pb != nil && !p.rebalances && pullBackDue(pb, in.Now) {
 		p.PullBackConsidered = true
 		moved := pullBack(p, in.Snapshot, in.Members)
 		p.MovedBack = newAtHome(&w, moved, p.Target, in.Members)
@@ -207,7 +214,7 @@ func next(p *DeploymentPlan, in DeploymentInput) time.Duration {
 	if p.Decision.Unplaced > 0 {
 		after = min(after, t.UnplacedRetry)
 	}
-	if in.PullBack != nil && awayFromHome(p.Workload, p.Target) {
+	if in.PullBack != nil && !p.rebalances && awayFromHome(p.Workload, p.Target) {
 		// Room at home may come from anywhere: look again at the
 		// re-scheduler's pace, not only when something changes.
 		after = min(after, in.PullBack.Interval)

@@ -25,7 +25,9 @@
 //     as current, so a settled workload does not move and a scale-down keeps
 //     the replicas the policy prefers.
 //   - With an active re-scheduler, replicas away from the preferred clusters
-//     come back where there is room, at most once per interval.
+//     come back where there is room, at most once per interval; not under a
+//     policy that places every replica afresh on each pass (traffic-aware),
+//     which already puts them where it prefers and would undo the move.
 //   - The rollout adds replicas before it removes any: members that grow are
 //     written first, and members that shrink only once doing so keeps as
 //     many replicas ready as the workload has now.

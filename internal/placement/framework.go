@@ -120,6 +120,14 @@ type cycle struct {
 	sel    []int
 }
 
+// Rebalances reports whether the profile of policy places every replica
+// afresh on each decision (Profile.Rebalance) rather than keeping what
+// runs; false for a policy the framework does not serve.
+func (f *Framework) Rebalances(policy Policy) bool {
+	p := f.profiles[policy]
+	return p != nil && p.rebalance
+}
+
 // Place decides where the replicas of w go in snapshot s: it filters every
 // cluster, counts how many replicas fit in each one left (node by node),
 // scores them with the policy's plugins, orders them (cloud clusters last,

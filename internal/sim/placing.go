@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -10,17 +9,18 @@ import (
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 )
 
-// wantPlacement places what wl has unplaced now, as the placement
-// controller does when a workload is created or its replicas change.
+// wantPlacement runs the placement controller of wl when it is created or
+// lost replicas: a Deployment's pass, or a job's unplaced replicas placed.
 func (w *world) wantPlacement(wl *mcWorkload) {
-	if wl.done || wl.unplaced() == 0 {
-		return
-	}
-	if w.pol.Placement == scenario.PlacementPropagate {
+	switch {
+	case wl.done:
+	case w.pol.Placement == scenario.PlacementPropagate:
 		w.propagate(wl)
-		return
+	case wl.kind == placement.KindDeployment:
+		w.reconcileDeployment(wl)
+	case wl.unplaced() > 0:
+		w.place(wl)
 	}
-	w.place(wl)
 }
 
 // propagate is the KubeFed baseline: every replica goes to the first
@@ -32,11 +32,15 @@ func (w *world) propagate(wl *mcWorkload) {
 			target = m
 		}
 	}
+	if wl.kind == placement.KindDeployment {
+		w.writeMember(wl, target.Name, wl.asked())
+		return
+	}
 	w.createPods(wl, target, wl.unplaced())
 }
 
-// place asks the placement framework where wl's replicas go and creates
-// the new ones; it reports whether every replica found a cluster.
+// place asks the placement framework where a job's replicas go and
+// creates the new ones; it reports whether every replica found a cluster.
 func (w *world) place(wl *mcWorkload) bool {
 	d, err := w.decide(wl, w.snapshot(), wl.counts(false))
 	if err != nil {
@@ -47,44 +51,25 @@ func (w *world) place(wl *mcWorkload) bool {
 	return d.Unplaced == 0
 }
 
-// apply makes wl's replicas match decision d: new replicas first, then
-// those d moved away (a profile that rebalances, such as traffic-aware, may
-// move replicas) are removed, Pending ones first.
+// apply makes a job's replicas match decision d: the new ones are
+// created where d assigns more than wl runs.
 func (w *world) apply(wl *mcWorkload, d *placement.Decision) {
 	current := wl.counts(false)
-	target := map[string]int32{}
 	for _, a := range d.Assignments {
-		target[a.Cluster] = a.Replicas
 		if n := a.Replicas - current[a.Cluster]; n > 0 {
 			if m := w.byName[a.Cluster]; m != nil {
 				w.createPods(wl, m, n)
 			}
 		}
 	}
-	after := wl.counts(false)
-	for _, name := range slices.Sorted(maps.Keys(after)) {
-		for extra := after[name] - target[name]; extra > 0; extra-- {
-			w.deletePod(w.podIn(wl, name))
-		}
-	}
 }
 
 // decide calls the framework and times the call.
 func (w *world) decide(wl *mcWorkload, snap *placement.Snapshot, current map[string]int32) (*placement.Decision, error) {
-	pw := &placement.Workload{
-		Key:               wl.key,
-		Kind:              wl.kind,
-		Replicas:          wl.asked(),
-		PodRequests:       wl.requests,
-		Policy:            placement.Policy(w.pol.Placement),
-		Locations:         wl.locations,
-		NumberOfLocations: w.pol.NumberOfLocations,
-		Substitution:      w.pol.Substitution,
-		Bursting:          w.pol.Bursting,
-		Current:           current,
-	}
+	pw := *wl.spec
+	pw.Replicas, pw.Current = wl.asked(), current
 	start := time.Now()
-	d, err := w.placer.Place(w.ctx, snap, pw)
+	d, err := w.placer.Place(w.ctx, snap, &pw)
 	w.decisions = append(w.decisions, time.Since(start))
 	if err != nil {
 		return nil, fmt.Errorf("failed to place workload %q at %v: %w", wl.key, w.eng.Now(), err)
@@ -92,8 +77,10 @@ func (w *world) decide(wl *mcWorkload, snap *placement.Snapshot, current map[str
 	return d, nil
 }
 
-// capacityChanged is called when room may have freed somewhere; the
-// placement controller retries the unplaced replicas shortly after.
+// capacityChanged is called when a member's capacity changed; shortly
+// after (the inventory batches member events), the placement controllers
+// look again: every Deployment has a pass, as a member change re-queues
+// every MultiClusterDeployment, and jobs' unplaced replicas are retried.
 func (w *world) capacityChanged() {
 	if w.retrying || w.pol.Placement == scenario.PlacementPropagate {
 		return
@@ -102,12 +89,16 @@ func (w *world) capacityChanged() {
 	w.eng.After(w.sc.Controllers.PlacementRetry, w.retryUnplaced)
 }
 
-// retryUnplaced places, oldest workload first, the replicas that found no
-// cluster before. A workload whose replica fits no node anywhere is skipped
-// without calling the framework.
+// retryUnplaced runs a pass of every Deployment and places, oldest job
+// first, the job replicas that found no cluster before. A job whose replica
+// fits no node anywhere is skipped without calling the framework.
 func (w *world) retryUnplaced() {
 	w.retrying = false
-	for _, wl := range w.active {
+	for _, wl := range slices.Clone(w.active) {
+		if wl.kind == placement.KindDeployment {
+			w.reconcileDeployment(wl)
+			continue
+		}
 		if wl.unplaced() == 0 {
 			continue
 		}
@@ -136,34 +127,43 @@ func (w *world) snapshot() *placement.Snapshot {
 	if w.snap != nil && w.snapVer == w.version && w.snapAt == w.eng.Now() {
 		return w.snap
 	}
-	w.snap = w.buildSnapshot(nil)
+	w.snap = w.buildSnapshot()
 	w.snapVer, w.snapAt = w.version, w.eng.Now()
 	return w.snap
 }
 
-// buildSnapshot converts the clusters for the framework; the pods of
-// without, when set, are left out as if they were gone.
-func (w *world) buildSnapshot(without *mcWorkload) *placement.Snapshot {
+// buildSnapshot converts the clusters for the framework and reserves what
+// the assumptions hold, as the inventory's SnapshotFor does.
+func (w *world) buildSnapshot() *placement.Snapshot {
 	clusters := make([]placement.Cluster, 0, len(w.members))
 	for _, m := range w.members {
 		c := m.info
 		c.Nodes = make([]placement.Node, len(m.Nodes))
 		for i, n := range m.Nodes {
-			req := n.Requested
-			if without != nil {
-				for _, p := range without.pods {
-					if p.Node == n {
-						req.MilliCPU -= p.Requests.MilliCPU
-						req.Memory -= p.Requests.Memory
-						req.Pods -= p.Requests.Pods
-					}
-				}
-			}
-			c.Nodes[i] = placement.Node{Name: n.Name, Allocatable: n.Allocatable, Requested: req, Labels: n.Labels, Unschedulable: n.Unschedulable}
+			c.Nodes[i] = placement.Node{Name: n.Name, Allocatable: n.Allocatable, Requested: n.Requested, Labels: n.Labels, Unschedulable: n.Unschedulable}
 		}
 		clusters = append(clusters, c)
 	}
-	return newSnapshot(clusters, w.latency, w.traffic())
+	snap := newSnapshot(clusters, w.latency, w.traffic())
+	w.assumptions.Refresh(w.bound)
+	snap.ApplyAssumptions(w.assumptions)
+	return snap
+}
+
+// bound is how many pods of the workload key are bound in the cluster, as
+// the inventory counts them for the assumptions.
+func (w *world) bound(key, name string) int32 {
+	wl := w.byKey[key]
+	if wl == nil {
+		return 0
+	}
+	var n int32
+	for _, p := range wl.pods {
+		if p.Running() && p.Cluster.Name == name {
+			n++
+		}
+	}
+	return n
 }
 
 // traffic is what each service receives now, by cluster.

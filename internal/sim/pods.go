@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/meridian-dev/meridian/internal/placement"
-	"github.com/meridian-dev/meridian/internal/reschedule"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
 )
 
@@ -20,7 +19,7 @@ func resourceBytes(b int64) *resource.Quantity { return resource.NewQuantity(b, 
 func (w *world) createPods(wl *mcWorkload, m *member, n int32) {
 	for range n {
 		w.nextPod++
-		p := &cluster.Pod{ID: w.nextPod, Workload: wl.key, Requests: wl.requests, Data: &podState{w: wl, alive: true}}
+		p := &cluster.Pod{ID: w.nextPod, Workload: wl.key, Requests: wl.requests, Data: &podState{w: wl, member: m, alive: true, createdAt: w.eng.Now()}}
 		wl.pods = append(wl.pods, p)
 		w.version++
 		m.AddPod(p)
@@ -74,8 +73,10 @@ func (w *world) deletePod(p *cluster.Pod) {
 	w.capacityChanged()
 }
 
-// evicted handles pods whose node was removed: they are gone, and their
-// workload places them again (a job replica starts over).
+// onEvicted handles pods whose node was removed: they are gone. A
+// Deployment's pod is created again in the same member, as the member's
+// ReplicaSet does (it may stay Pending there until its overflow is moved);
+// a job replica is placed again and starts over.
 func (w *world) onEvicted(pods []*cluster.Pod) {
 	for _, p := range pods {
 		st := p.Data.(*podState)
@@ -84,6 +85,12 @@ func (w *world) onEvicted(pods []*cluster.Pod) {
 			st.w.pods = slices.Delete(st.w.pods, i, i+1)
 		}
 		w.evicted++
+		if st.w.kind == placement.KindDeployment {
+			if from := st.member; st.w.deployments[from.Name] != nil && w.byName[from.Name] == from {
+				w.createPods(st.w, from, 1)
+			}
+			continue
+		}
 		w.wantPlacement(st.w)
 	}
 	w.version++
@@ -99,58 +106,8 @@ func (w *world) finish(wl *mcWorkload) {
 		w.deletePod(wl.pods[len(wl.pods)-1])
 	}
 	delete(w.byKey, wl.key)
+	w.assumptions.Forget(wl.key)
 	if i := slices.Index(w.active, wl); i >= 0 {
 		w.active = slices.Delete(w.active, i, i+1)
 	}
-}
-
-// scaleDown removes n replicas: unplaced ones first, then Pending pods,
-// then Running ones from the clusters in removal order (cloud first, then
-// the farthest from the preferred clusters).
-func (w *world) scaleDown(wl *mcWorkload, n int32) {
-	n -= min(n, wl.unplaced())
-	for i := len(wl.pods) - 1; i >= 0 && n > 0; i-- {
-		if p := wl.pods[i]; !p.Running() {
-			w.deletePod(p)
-			n--
-		}
-	}
-	if n <= 0 {
-		return
-	}
-	for _, name := range reschedule.RemovalOrder(wl.counts(false), w.preferred(wl), w.cloudNames(), w.latency) {
-		for i := len(wl.pods) - 1; i >= 0 && n > 0; i-- {
-			if p := wl.pods[i]; p.Cluster.Name == name {
-				w.deletePod(p)
-				n--
-			}
-		}
-		if n <= 0 {
-			return
-		}
-	}
-}
-
-func (w *world) cloudNames() map[string]bool {
-	out := map[string]bool{}
-	for _, m := range w.members {
-		if m.cloud {
-			out[m.Name] = true
-		}
-	}
-	return out
-}
-
-// preferred is where the workload should run: its locations, or else the
-// cluster its traffic comes from.
-func (w *world) preferred(wl *mcWorkload) []string {
-	if len(wl.locations) > 0 {
-		return wl.locations
-	}
-	if wl.load != nil {
-		if c, _, _ := wl.load.At(w.eng.Now()); c != "" {
-			return []string{c}
-		}
-	}
-	return nil
 }

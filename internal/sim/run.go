@@ -5,16 +5,20 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
+	workloadpkg "github.com/meridian-dev/meridian/internal/workload"
 )
 
-// Placer is the placement framework as the simulator calls it.
-type Placer interface {
-	Place(ctx context.Context, s *placement.Snapshot, w *placement.Workload) (*placement.Decision, error)
-}
+// Placer is the placement framework as the simulator (and the
+// controllers' decisions) call it.
+type Placer = decide.Placer
 
 // Progress reports how far one policy's run is.
 type Progress struct {
@@ -89,9 +93,6 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 	if w.prov != nil {
 		w.eng.Every(sc.Controllers.ProvisionerPeriod, sc.Controllers.ProvisionerPeriod, func() bool { w.provisioner(); return true })
 	}
-	if w.pol.Rescheduler && w.pol.Placement != scenario.PlacementPropagate {
-		w.eng.Every(sc.Controllers.ReschedulerPeriod, sc.Controllers.ReschedulerPeriod, func() bool { w.reschedule(); return true })
-	}
 	step := max(sc.Duration/100, time.Second)
 	for t := time.Duration(0); t < sc.Duration; t += step {
 		end := min(t+step, sc.Duration)
@@ -108,14 +109,16 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 }
 
 func (w *world) submitTask(t workload.Task) {
-	tmpl := podTemplate(t.MilliCPU, t.Memory)
-	wl := &mcWorkload{
-		key: "default/" + t.Name, kind: t.Kind, requests: placement.PodRequests(tmpl),
-		desired: t.Replicas, duration: t.Duration,
-	}
+	var locations []string
 	if t.Location != "" {
-		wl.locations = []string{t.Location}
+		locations = []string{t.Location}
 	}
+	wl, err := w.newWorkload(t.Name, t.Kind, t.Replicas, podTemplate(t.MilliCPU, t.Memory), locations)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	wl.duration = t.Duration
 	w.add(wl)
 	if t.Kind == placement.KindDeployment {
 		w.eng.After(t.Duration, func() { w.finish(wl) })
@@ -123,11 +126,12 @@ func (w *world) submitTask(t workload.Task) {
 }
 
 func (w *world) submitService(s scenario.Service) {
-	tmpl := podTemplate(s.CPU.MilliValue(), s.Memory.Value())
-	wl := &mcWorkload{
-		key: "default/" + s.Name, kind: placement.KindDeployment, requests: placement.PodRequests(tmpl),
-		desired: s.Replicas, locations: s.Locations, load: s.Load,
+	wl, err := w.newWorkload(s.Name, placement.KindDeployment, s.Replicas, podTemplate(s.CPU.MilliValue(), s.Memory.Value()), s.Locations)
+	if err != nil {
+		w.fail(err)
+		return
 	}
+	wl.load = s.Load
 	if a := s.Autoscaler; a != nil {
 		wl.hpa = autoscale.New(autoscale.Spec{
 			MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas, TargetUtilization: a.TargetUtilization,
@@ -135,6 +139,39 @@ func (w *world) submitService(s scenario.Service) {
 		})
 	}
 	w.add(wl)
+}
+
+// newWorkload makes a workload as its object would be: the placement
+// block from the policy, converted by workload.New as the controllers do.
+func (w *world) newWorkload(name string, kind placement.WorkloadKind, replicas int32, tmpl *corev1.Pod, locations []string) (*mcWorkload, error) {
+	pl := multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.PlacementPolicy(w.pol.Placement)}
+	if w.pol.Placement == scenario.PlacementPropagate {
+		pl.Policy = "" // the baseline never asks the framework
+	}
+	for _, l := range locations {
+		pl.Locations = append(pl.Locations, multiclusterv1alpha1.ClusterName(l))
+	}
+	if n := w.pol.NumberOfLocations; n > 0 {
+		pl.NumberOfLocations = &n
+	}
+	if w.pol.Substitution {
+		pl.Substitution = &multiclusterv1alpha1.Substitution{Enabled: true}
+	}
+	if w.pol.Bursting {
+		pl.Bursting = &multiclusterv1alpha1.Bursting{Enabled: true}
+	}
+	ownerKind := "MultiClusterDeployment"
+	if kind == placement.KindJob {
+		ownerKind = "MultiClusterJob"
+	}
+	spec, err := workloadpkg.New(workloadpkg.Key(ownerKind, "default", name), kind, replicas, &tmpl.Spec, pl)
+	if err != nil {
+		return nil, fmt.Errorf("invalid workload %q of policy %q: %w", name, w.pol.Name, err)
+	}
+	return &mcWorkload{
+		key: spec.Key, kind: kind, requests: spec.PodRequests, locations: spec.Locations, desired: replicas,
+		spec: spec, deployments: map[string]*memberDeployment{}, passAt: -1,
+	}, nil
 }
 
 func (w *world) add(wl *mcWorkload) {

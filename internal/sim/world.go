@@ -3,11 +3,13 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
@@ -54,6 +56,11 @@ type world struct {
 	snapVer  uint64
 	retrying bool
 
+	// assumptions and timing are the deployment controller's, as in
+	// package decide.
+	assumptions *placement.Assumptions
+	timing      decide.Timing
+
 	rec       *recorder
 	decisions []time.Duration
 	movedBack int
@@ -71,6 +78,17 @@ type mcWorkload struct {
 	kind      placement.WorkloadKind
 	requests  placement.Resources
 	locations []string
+	// spec is the workload as workload.New makes it from the object's spec,
+	// as the controllers do; generation counts the changes of its replicas.
+	spec       *placement.Workload
+	generation int64
+	// deployments are the member Deployments of a Deployment workload.
+	deployments map[string]*memberDeployment
+	// lastPullBack is when the re-scheduler last considered the workload.
+	lastPullBack time.Time
+	// passAt is when the next pass of the workload's controller is due;
+	// negative when none is.
+	passAt time.Duration
 	// desired is the replicas asked for; completed the job replicas that
 	// finished (they are no longer asked for).
 	desired   int32
@@ -102,9 +120,12 @@ func (w *mcWorkload) counts(runningOnly bool) map[string]int32 {
 // podState is the simulator's bookkeeping for one pod.
 type podState struct {
 	w *mcWorkload
+	// member is the cluster the pod was created in.
+	member *member
 	// boundAt is when the pod was bound, used to match a completion to the
-	// binding that scheduled it.
-	boundAt time.Duration
+	// binding that scheduled it; createdAt when it was created.
+	boundAt   time.Duration
+	createdAt time.Duration
 	alive   bool
 }
 
@@ -115,6 +136,14 @@ func newWorld(ctx context.Context, sc *scenario.Scenario, pol scenario.Policy, p
 		byKey:  map[string]*mcWorkload{},
 
 		scheduledGone: map[string]int{},
+		assumptions:   placement.NewAssumptions(),
+		timing: decide.Timing{
+			PendingGrace:  sc.Controllers.PendingGrace,
+			FailoverGrace: decide.DefaultTiming.FailoverGrace,
+			Resync:        decide.DefaultTiming.Resync,
+			MoveCheck:     decide.DefaultTiming.MoveCheck,
+			UnplacedRetry: decide.DefaultTiming.UnplacedRetry,
+		},
 	}
 	w.latency = latencyOf(sc)
 	for _, c := range sc.Clusters {
@@ -158,6 +187,17 @@ func (w *world) removeMember(m *member) {
 	}
 	delete(w.byName, m.Name)
 	w.scheduledGone[m.Name] += m.scheduled
+	// The member is gone with its Deployments and the pods they made.
+	for _, wl := range w.active {
+		delete(wl.deployments, m.Name)
+		wl.pods = slices.DeleteFunc(wl.pods, func(p *cluster.Pod) bool {
+			if p.Cluster != m.Cluster {
+				return false
+			}
+			p.Data.(*podState).alive = false
+			return true
+		})
+	}
 	w.version++
 }
 

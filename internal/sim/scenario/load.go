@@ -145,15 +145,14 @@ func (s *Scenario) setDefaults() {
 	def(&s.Controllers.ProvisionerPeriod, 30*time.Second)
 	def(&s.Controllers.ReschedulerPeriod, time.Minute)
 	def(&s.Controllers.PlacementRetry, 5*time.Second)
+	def(&s.Controllers.PendingGrace, 30*time.Second)
+	def(&s.Controllers.TrafficInterval, 30*time.Second)
 	for i := range s.Policies {
 		p := &s.Policies[i]
 		if p.TargetUtilization == 0 {
 			p.TargetUtilization = 0.85
 		}
 		def(&p.TrendWindow, 10*time.Minute)
-		if p.RescheduleMaxMoves == 0 {
-			p.RescheduleMaxMoves = 20
-		}
 	}
 }
 

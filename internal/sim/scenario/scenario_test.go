@@ -68,7 +68,7 @@ func TestLoadFileWithTrace(t *testing.T) {
 	if diff := cmp.Diff(want, tasks); diff != "" {
 		t.Errorf("tasks (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Controllers{AutoscalerPeriod: 30 * time.Second, ProvisionerPeriod: 30 * time.Second, ReschedulerPeriod: time.Minute, PlacementRetry: 5 * time.Second}, s.Controllers); diff != "" {
+	if diff := cmp.Diff(Controllers{AutoscalerPeriod: 30 * time.Second, ProvisionerPeriod: 30 * time.Second, ReschedulerPeriod: time.Minute, PlacementRetry: 5 * time.Second, PendingGrace: 30 * time.Second, TrafficInterval: 30 * time.Second}, s.Controllers); diff != "" {
 		t.Errorf("default controllers (-want +got):\n%s", diff)
 	}
 }

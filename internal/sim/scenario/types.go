@@ -123,12 +123,19 @@ type Autoscaler struct {
 type Controllers struct {
 	// AutoscalerPeriod (30s), ProvisionerPeriod (30s), ReschedulerPeriod
 	// (60s) are how often those loops run; PlacementRetry (5s) is how long
-	// the placement controller waits after a change in capacity before it
-	// retries unplaced replicas.
+	// the placement controllers wait after a change in a member's capacity
+	// before they look again (the inventory's batching of member events).
 	AutoscalerPeriod  time.Duration `json:"autoscalerPeriod,omitempty"`
 	ProvisionerPeriod time.Duration `json:"provisionerPeriod,omitempty"`
 	ReschedulerPeriod time.Duration `json:"reschedulerPeriod,omitempty"`
 	PlacementRetry    time.Duration `json:"placementRetry,omitempty"`
+	// PendingGrace (30s) is how long replicas may stay Unschedulable in a
+	// member before the overflow is placed elsewhere (the controller's
+	// --pending-grace).
+	PendingGrace time.Duration `json:"pendingGrace,omitempty"`
+	// TrafficInterval (30s) is how often a TrafficAware workload's traffic
+	// is read and its placement follows it (--traffic-interval).
+	TrafficInterval time.Duration `json:"trafficInterval,omitempty"`
 }
 
 // Placement names how a policy places workloads.
@@ -155,6 +162,4 @@ type Policy struct {
 	TrendWindow       time.Duration `json:"trendWindow,omitempty"`
 	// Rescheduler pulls replicas back to their preferred clusters.
 	Rescheduler bool `json:"rescheduler,omitempty"`
-	// RescheduleMaxMoves caps the replicas moved per pass; 0 means 20.
-	RescheduleMaxMoves int32 `json:"rescheduleMaxMoves,omitempty"`
 }

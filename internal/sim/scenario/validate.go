@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -57,6 +58,18 @@ func validate(s *Scenario) []problem {
 	v := &validator{clusters: map[string]bool{}}
 	if s.Name == "" {
 		v.add("name", "must not be empty")
+	}
+	c := s.Controllers
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"autoscalerPeriod", c.AutoscalerPeriod}, {"provisionerPeriod", c.ProvisionerPeriod}, {"reschedulerPeriod", c.ReschedulerPeriod},
+		{"placementRetry", c.PlacementRetry}, {"pendingGrace", c.PendingGrace}, {"trafficInterval", c.TrafficInterval},
+	} {
+		if f.d < 0 {
+			v.add("controllers."+f.name, "%v: must not be negative (zero means the default)", f.d)
+		}
 	}
 	if s.Duration <= 0 {
 		v.add("duration", "must be positive")
@@ -268,9 +281,6 @@ func (v *validator) policies(s *Scenario) {
 		}
 		if pol.NumberOfLocations < 0 {
 			v.add(p+".numberOfLocations", "%d: must not be negative", pol.NumberOfLocations)
-		}
-		if pol.RescheduleMaxMoves < 0 {
-			v.add(p+".rescheduleMaxMoves", "%d: must not be negative", pol.RescheduleMaxMoves)
 		}
 	}
 }
