@@ -41,3 +41,11 @@ func (p *DeploymentPlan) Assume(a *placement.Assumptions) {
 	}
 	a.Assume(p.Workload, d)
 }
+
+// Assume records the new member Jobs in the assumptions, so the next
+// snapshot reserves their pods until the members show them.
+func (p *JobPlan) Assume(a *placement.Assumptions) {
+	if p.Decision != nil {
+		a.Assume(p.Workload, p.Decision)
+	}
+}

@@ -16,8 +16,8 @@ type memberDeployment struct {
 	generation int64
 }
 
-// schedulePass asks for a pass of wl's deployment controller after d, as a
-// requeue does: an earlier pass already asked for stands, a later one is
+// schedulePass asks for a pass of wl's controller after d, as a requeue
+// does: an earlier pass already asked for stands, a later one is
 // replaced.
 func (w *world) schedulePass(wl *mcWorkload, d time.Duration) {
 	at := w.eng.Now() + d
@@ -30,7 +30,7 @@ func (w *world) schedulePass(wl *mcWorkload, d time.Duration) {
 			return
 		}
 		wl.passAt = -1
-		w.reconcileDeployment(wl)
+		w.wantPlacement(wl)
 	})
 }
 

@@ -1,16 +1,14 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
-	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 )
 
-// wantPlacement runs the placement controller of wl when it is created or
-// lost replicas: a Deployment's pass, or a job's unplaced replicas placed.
+// wantPlacement runs a pass of wl's controller, as a change of the object
+// triggers one.
 func (w *world) wantPlacement(wl *mcWorkload) {
 	switch {
 	case wl.done:
@@ -18,8 +16,8 @@ func (w *world) wantPlacement(wl *mcWorkload) {
 		w.propagate(wl)
 	case wl.kind == placement.KindDeployment:
 		w.reconcileDeployment(wl)
-	case wl.unplaced() > 0:
-		w.place(wl)
+	default:
+		w.reconcileJob(wl)
 	}
 }
 
@@ -39,48 +37,9 @@ func (w *world) propagate(wl *mcWorkload) {
 	w.createPods(wl, target, wl.unplaced())
 }
 
-// place asks the placement framework where a job's replicas go and
-// creates the new ones; it reports whether every replica found a cluster.
-func (w *world) place(wl *mcWorkload) bool {
-	d, err := w.decide(wl, w.snapshot(), wl.counts(false))
-	if err != nil {
-		w.fail(err)
-		return false
-	}
-	w.apply(wl, d)
-	return d.Unplaced == 0
-}
-
-// apply makes a job's replicas match decision d: the new ones are
-// created where d assigns more than wl runs.
-func (w *world) apply(wl *mcWorkload, d *placement.Decision) {
-	current := wl.counts(false)
-	for _, a := range d.Assignments {
-		if n := a.Replicas - current[a.Cluster]; n > 0 {
-			if m := w.byName[a.Cluster]; m != nil {
-				w.createPods(wl, m, n)
-			}
-		}
-	}
-}
-
-// decide calls the framework and times the call.
-func (w *world) decide(wl *mcWorkload, snap *placement.Snapshot, current map[string]int32) (*placement.Decision, error) {
-	pw := *wl.spec
-	pw.Replicas, pw.Current = wl.asked(), current
-	start := time.Now()
-	d, err := w.placer.Place(w.ctx, snap, &pw)
-	w.decisions = append(w.decisions, time.Since(start))
-	if err != nil {
-		return nil, fmt.Errorf("failed to place workload %q at %v: %w", wl.key, w.eng.Now(), err)
-	}
-	return d, nil
-}
-
 // capacityChanged is called when a member's capacity changed; shortly
 // after (the inventory batches member events), the placement controllers
-// look again: every Deployment has a pass, as a member change re-queues
-// every MultiClusterDeployment, and jobs' unplaced replicas are retried.
+// look again.
 func (w *world) capacityChanged() {
 	if w.retrying || w.pol.Placement == scenario.PlacementPropagate {
 		return
@@ -89,36 +48,16 @@ func (w *world) capacityChanged() {
 	w.eng.After(w.sc.Controllers.PlacementRetry, w.retryUnplaced)
 }
 
-// retryUnplaced runs a pass of every Deployment and places, oldest job
-// first, the job replicas that found no cluster before. A job whose replica
-// fits no node anywhere is skipped without calling the framework.
+// retryUnplaced runs a pass of every Deployment, as a member change
+// re-queues every MultiClusterDeployment, and of every job with parallel
+// pods that found no cluster, as it re-queues those MultiClusterJobs.
 func (w *world) retryUnplaced() {
 	w.retrying = false
 	for _, wl := range slices.Clone(w.active) {
-		if wl.kind == placement.KindDeployment {
-			w.reconcileDeployment(wl)
-			continue
-		}
-		if wl.unplaced() == 0 {
-			continue
-		}
-		if !w.fitsSomewhere(wl.requests) {
-			continue
-		}
-		w.place(wl)
-	}
-}
-
-// fitsSomewhere reports whether some node of some cluster has room for r.
-func (w *world) fitsSomewhere(r placement.Resources) bool {
-	for _, m := range w.members {
-		for _, n := range m.Nodes {
-			if n.Fits(r) {
-				return true
-			}
+		if wl.kind == placement.KindDeployment || wl.unplaced() > 0 {
+			w.wantPlacement(wl)
 		}
 	}
-	return false
 }
 
 // snapshot returns the state of the clusters for the framework, reusing

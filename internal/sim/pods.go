@@ -53,6 +53,9 @@ func (w *world) complete(p *cluster.Pod) {
 	w.deletePod(p)
 	wl.completed++
 	w.completed++
+	if j := wl.jobs[st.member.Name]; j != nil {
+		j.succeeded++
+	}
 	if wl.asked() <= 0 {
 		w.finish(wl)
 	}
@@ -73,10 +76,10 @@ func (w *world) deletePod(p *cluster.Pod) {
 	w.capacityChanged()
 }
 
-// onEvicted handles pods whose node was removed: they are gone. A
-// Deployment's pod is created again in the same member, as the member's
-// ReplicaSet does (it may stay Pending there until its overflow is moved);
-// a job replica is placed again and starts over.
+// onEvicted handles pods whose node was removed: they are gone, and are
+// created again in the same member, as the member's ReplicaSet or Job
+// controller does (they may stay Pending there until their overflow is
+// moved); a job replica starts over.
 func (w *world) onEvicted(pods []*cluster.Pod) {
 	for _, p := range pods {
 		st := p.Data.(*podState)
@@ -85,13 +88,10 @@ func (w *world) onEvicted(pods []*cluster.Pod) {
 			st.w.pods = slices.Delete(st.w.pods, i, i+1)
 		}
 		w.evicted++
-		if st.w.kind == placement.KindDeployment {
-			if from := st.member; st.w.deployments[from.Name] != nil && w.byName[from.Name] == from {
-				w.createPods(st.w, from, 1)
-			}
-			continue
+		from := st.member
+		if (st.w.deployments[from.Name] != nil || st.w.jobs[from.Name] != nil) && w.byName[from.Name] == from {
+			w.createPods(st.w, from, 1)
 		}
-		w.wantPlacement(st.w)
 	}
 	w.version++
 }

@@ -170,7 +170,7 @@ func (w *world) newWorkload(name string, kind placement.WorkloadKind, replicas i
 	}
 	return &mcWorkload{
 		key: spec.Key, kind: kind, requests: spec.PodRequests, locations: spec.Locations, desired: replicas,
-		spec: spec, deployments: map[string]*memberDeployment{}, passAt: -1,
+		spec: spec, deployments: map[string]*memberDeployment{}, jobs: map[string]*memberJob{}, passAt: -1,
 	}, nil
 }
 

@@ -82,8 +82,10 @@ type mcWorkload struct {
 	// as the controllers do; generation counts the changes of its replicas.
 	spec       *placement.Workload
 	generation int64
-	// deployments are the member Deployments of a Deployment workload.
+	// deployments are the member Deployments of a Deployment workload,
+	// jobs the member Jobs of a job.
 	deployments map[string]*memberDeployment
+	jobs        map[string]*memberJob
 	// lastPullBack is when the re-scheduler last considered the workload.
 	lastPullBack time.Time
 	// passAt is when the next pass of the workload's controller is due;
@@ -190,6 +192,7 @@ func (w *world) removeMember(m *member) {
 	// The member is gone with its Deployments and the pods they made.
 	for _, wl := range w.active {
 		delete(wl.deployments, m.Name)
+		delete(wl.jobs, m.Name)
 		wl.pods = slices.DeleteFunc(wl.pods, func(p *cluster.Pod) bool {
 			if p.Cluster != m.Cluster {
 				return false
