@@ -20,21 +20,53 @@ type Spec struct {
 	Provider   string
 	Region     string
 	FloatingIP string
-	// Flavor is the provider's instance type of a worker, NodeCPU and
-	// NodeMemory its size.
-	Flavor     string
-	NodeCPU    resource.Quantity
-	NodeMemory resource.Quantity
-	// Workers is how many worker nodes the cluster should have.
-	Workers int32
-	// Remove names worker nodes to remove first when Workers is below the
-	// number the cluster has.
-	Remove []string
+	// Pools are the cluster's node pools, one per flavor.
+	Pools []Pool
 	// CredentialsSecret names the Secret in Namespace that holds the cloud
 	// credentials; empty for backends that need none.
 	CredentialsSecret string
 	// Labels are set on every object the backend writes.
 	Labels map[string]string
+}
+
+// DefaultPool names the one node pool of a CloudProvisioner that sets
+// nodeSize instead of flavors, so that a cluster created before node pools
+// keeps its objects (the Cluster API backend's <cluster>-md-0).
+const DefaultPool = "0"
+
+// Pool is one node pool of a cloud cluster: workers of one flavor.
+type Pool struct {
+	// Name names the pool's objects and is the value of the nodes'
+	// LabelNodePool label.
+	Name string
+	// Flavor is the provider's instance type of a worker, NodeCPU and
+	// NodeMemory its size.
+	Flavor     string
+	NodeCPU    resource.Quantity
+	NodeMemory resource.Quantity
+	// Workers is how many worker nodes the pool should have.
+	Workers int32
+	// Remove names worker nodes of the pool to remove first when Workers
+	// is below the number the pool has.
+	Remove []string
+}
+
+// Workers is how many worker nodes the spec's pools should have together.
+func (s Spec) Workers() int32 {
+	var n int32
+	for _, p := range s.Pools {
+		n += p.Workers
+	}
+	return n
+}
+
+// PoolStatus is what a backend reports about one node pool.
+type PoolStatus struct {
+	Name string
+	// Workers is how many worker nodes of the pool exist, ready or not,
+	// and ReadyWorkers how many of them are ready.
+	Workers      int32
+	ReadyWorkers int32
 }
 
 // Status is what a backend reports about a cluster.
@@ -48,17 +80,20 @@ type Status struct {
 	// Meridian; set when Ready.
 	Kubeconfig []byte
 	// Workers is how many worker nodes exist, ready or not, and
-	// ReadyWorkers how many of them are ready.
+	// ReadyWorkers how many of them are ready, over all pools.
 	Workers      int32
 	ReadyWorkers int32
+	// Pools are the workers of each pool of the spec.
+	Pools []PoolStatus
 	// Message says what the backend is waiting for, in words.
 	Message string
 }
 
 // Backend creates, scales and removes cloud clusters.
 type Backend interface {
-	// Ensure creates the cluster when it does not exist and sets its worker
-	// count to spec.Workers, removing spec.Remove first when it shrinks.
+	// Ensure creates the cluster when it does not exist and sets the worker
+	// count of each pool of spec, removing the pool's Remove first when it
+	// shrinks. Pools the spec no longer lists are left as they are.
 	Ensure(ctx context.Context, spec Spec) error
 	// Status reports the cluster spec names.
 	Status(ctx context.Context, spec Spec) (Status, error)

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
 
 // Labels and annotations the testbed puts on what it creates.
@@ -18,6 +20,10 @@ const (
 	LabelTestbed = "testbed.meridian.dev/name"
 	// LabelCluster names the member cluster a node belongs to.
 	LabelCluster = "testbed.meridian.dev/cluster"
+	// LabelNodeGroup names the node group of a worker SetNodeGroup made:
+	// the CloudProvisioner's node pool, under the label Cluster API copies
+	// to the nodes of a real cloud cluster.
+	LabelNodeGroup = multiclusterv1alpha1.LabelNodePool
 
 	// kwokNodeAnnotation marks a node as kwok's. The testbed's kwok
 	// controllers manage every node of their cluster anyway; the annotation

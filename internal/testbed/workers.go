@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -25,13 +26,34 @@ type NodeChange struct {
 // WorkerName is the name of a member's n-th worker node, as SetNodes
 // creates it: "<cluster>-worker-<n>".
 func WorkerName(cluster string, n int) string {
-	return fmt.Sprintf("%s-worker-%d", cluster, n)
+	return GroupWorkerName(cluster, "", n)
 }
 
-// WorkerNumber returns n of a worker's name (WorkerName), and whether
-// name is one of the cluster's workers.
-func WorkerNumber(cluster, name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, cluster+"-worker-")
+// GroupWorkerName is the name of the n-th worker node of a member's node
+// group, as SetNodeGroup creates it: "<cluster>-<group>-<n>", or
+// WorkerName's "<cluster>-worker-<n>" for the group "". Numbers are unique
+// across a member's groups, so that every worker has its own address.
+func GroupWorkerName(cluster, group string, n int) string {
+	return fmt.Sprintf("%s%d", groupPrefix(cluster, group), n)
+}
+
+// GroupWorkerNumber returns n of a worker's name (GroupWorkerName), and
+// whether name is a worker of the group.
+func GroupWorkerNumber(cluster, group, name string) (int, bool) {
+	return number(groupPrefix(cluster, group), name)
+}
+
+func groupPrefix(cluster, group string) string {
+	if group == "" {
+		group = "worker"
+	}
+	return cluster + "-" + group + "-"
+}
+
+// number parses name as prefix followed by a number from 1, written
+// without leading zeros.
+func number(prefix, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return 0, false
 	}
@@ -40,6 +62,12 @@ func WorkerNumber(cluster, name string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// WorkerNumber returns n of a worker's name (WorkerName), and whether
+// name is one of the cluster's workers.
+func WorkerNumber(cluster, name string) (int, bool) {
+	return GroupWorkerNumber(cluster, "", name)
 }
 
 // workerAddress is worker n's InternalIP on the index-th member:
@@ -67,15 +95,27 @@ func workerAddress(index, n int) string {
 // It takes the testbed's lock for the call, waiting while another call
 // holds it.
 func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int, remove []string) (*NodeChange, error) {
+	return SetNodeGroup(ctx, dir, cluster, "", size, count, remove)
+}
+
+// SetNodeGroup is SetNodes for one node group of a member: count workers
+// named GroupWorkerName, labelled with LabelNodeGroup, of the group's own
+// size, beside the member's other groups. The group "" is SetNodes's.
+func SetNodeGroup(ctx context.Context, dir, cluster, group string, size NodeSize, count int, remove []string) (*NodeChange, error) {
 	if err := validateClusterName(cluster); err != nil {
 		return nil, fmt.Errorf("invalid cluster: %w", err)
+	}
+	if group != "" {
+		if errs := validation.IsDNS1123Label(group); len(errs) > 0 || group == "worker" || group == "node" {
+			return nil, fmt.Errorf("invalid node group %q: must be a DNS label other than \"worker\" and \"node\" (%s)", group, strings.Join(errs, "; "))
+		}
 	}
 	if count < 0 || count > maxNodes {
 		return nil, fmt.Errorf("invalid count %d: must be between 0 and %d", count, maxNodes)
 	}
 	for i, name := range remove {
-		if _, ok := WorkerNumber(cluster, name); !ok {
-			return nil, fmt.Errorf("invalid remove[%d]: %q is not a worker of cluster %q: want %s", i, name, cluster, WorkerName(cluster, 1))
+		if _, ok := GroupWorkerNumber(cluster, group, name); !ok {
+			return nil, fmt.Errorf("invalid remove[%d]: %q is not a worker of group %q of cluster %q: want %s", i, name, group, cluster, GroupWorkerName(cluster, group, 1))
 		}
 	}
 	l, err := openLayout(dir)
@@ -115,7 +155,7 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 	for i := range list.Items {
 		names[i] = list.Items[i].Name
 	}
-	plan := planWorkers(cluster, names, count, remove)
+	plan := planGroup(cluster, group, names, count, remove)
 	if len(plan.Created) > 0 {
 		if err := size.Validate(); err != nil {
 			return nil, err
@@ -127,8 +167,12 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 	site := nodeSite{testbed: st.Name, cluster: cluster, region: cs.Region, zone: cs.Zone}
 	var create []*corev1.Node
 	for _, name := range plan.Created {
-		n, _ := WorkerNumber(cluster, name)
-		create = append(create, site.node(name, workerAddress(cs.Index, n), size))
+		n, _ := GroupWorkerNumber(cluster, group, name)
+		node := site.node(name, workerAddress(cs.Index, n), size)
+		if group != "" {
+			node.Labels[LabelNodeGroup] = group
+		}
+		create = append(create, node)
 	}
 	if err := createNodes(ctx, c, create); err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
@@ -139,16 +183,26 @@ func SetNodes(ctx context.Context, dir, cluster string, size NodeSize, count int
 // planWorkers decides, from the names of the cluster's nodes, which
 // workers to delete and which to create (see SetNodes).
 func planWorkers(cluster string, nodes []string, count int, remove []string) *NodeChange {
+	return planGroup(cluster, "", nodes, count, remove)
+}
+
+// planGroup is planWorkers for a node group: new workers also skip the
+// numbers the cluster's other groups use.
+func planGroup(cluster, group string, nodes []string, count int, remove []string) *NodeChange {
 	existing := map[int]bool{}
+	taken := map[int]bool{}
 	for _, name := range nodes {
-		if i, ok := WorkerNumber(cluster, name); ok {
+		if i, ok := GroupWorkerNumber(cluster, group, name); ok {
 			existing[i] = true
+		}
+		if i, ok := otherWorker(cluster, name); ok {
+			taken[i] = true
 		}
 	}
 	removed := map[int]bool{}
 	plan := &NodeChange{}
 	for _, name := range remove {
-		i, _ := WorkerNumber(cluster, name)
+		i, _ := GroupWorkerNumber(cluster, group, name)
 		removed[i] = true
 		if existing[i] {
 			delete(existing, i)
@@ -163,20 +217,34 @@ func planWorkers(cluster string, nodes []string, count int, remove []string) *No
 	for len(kept) > count {
 		last := kept[len(kept)-1]
 		kept = kept[:len(kept)-1]
-		plan.Deleted = append(plan.Deleted, WorkerName(cluster, last))
+		plan.Deleted = append(plan.Deleted, GroupWorkerName(cluster, group, last))
 	}
 	for n := 1; len(kept) < count; n++ {
-		if existing[n] || removed[n] {
+		if existing[n] || removed[n] || taken[n] {
 			continue
 		}
 		kept = append(kept, n)
-		plan.Created = append(plan.Created, WorkerName(cluster, n))
+		plan.Created = append(plan.Created, GroupWorkerName(cluster, group, n))
 	}
 	slices.Sort(kept)
 	for _, i := range kept {
-		plan.Workers = append(plan.Workers, WorkerName(cluster, i))
+		plan.Workers = append(plan.Workers, GroupWorkerName(cluster, group, i))
 	}
 	return plan
+}
+
+// otherWorker returns the number of a worker of any group of the cluster:
+// a name "<cluster>-<group>-<n>" that is not a profile node.
+func otherWorker(cluster, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, cluster+"-")
+	if !ok || strings.HasPrefix(rest, "node-") {
+		return 0, false
+	}
+	i := strings.LastIndex(rest, "-")
+	if i <= 0 {
+		return 0, false
+	}
+	return number(rest[:i+1], rest)
 }
 
 // deleteNodes deletes nodes and waits until they are gone.

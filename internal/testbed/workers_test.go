@@ -92,3 +92,44 @@ func TestWorkerAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanGroup(t *testing.T) {
+	tests := []struct {
+		name   string
+		group  string
+		nodes  []string
+		count  int
+		remove []string
+		want   NodeChange
+	}{
+		{
+			name:  "numbers are unique across the groups",
+			group: "big",
+			nodes: []string{"c-node-1", "c-worker-1", "c-small-2", "c-big-3"},
+			count: 2,
+			want:  NodeChange{Created: []string{"c-big-4"}, Workers: []string{"c-big-3", "c-big-4"}},
+		},
+		{
+			name:   "only the group's workers go",
+			group:  "small",
+			nodes:  []string{"c-worker-1", "c-small-2", "c-small-3", "c-big-4"},
+			count:  0,
+			remove: []string{"c-small-3"},
+			want:   NodeChange{Deleted: []string{"c-small-3", "c-small-2"}},
+		},
+		{
+			name:  "the group \"\" is the workers of SetNodes",
+			nodes: []string{"c-small-1", "c-worker-2"},
+			count: 2,
+			want:  NodeChange{Created: []string{"c-worker-3"}, Workers: []string{"c-worker-2", "c-worker-3"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := planGroup("c", tc.group, tc.nodes, tc.count, tc.remove)
+			if diff := cmp.Diff(tc.want, *got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("planGroup (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -28,6 +28,9 @@ const (
 	// CloudReasonBackendError means the backend failed; the message holds
 	// the error.
 	CloudReasonBackendError = "BackendError"
+	// CloudReasonInvalidSpec means the spec cannot be acted on; the message
+	// names the field and what would be valid.
+	CloudReasonInvalidSpec = "InvalidSpec"
 	// CloudReasonOldest marks the acting CloudProvisioner.
 	CloudReasonOldest = "Oldest"
 	// CloudReasonStandby marks a CloudProvisioner that waits because an
@@ -72,6 +75,7 @@ type CloudProvider string
 // +kubebuilder:validation:XValidation:rule="self.minNodes <= self.maxNodes",message="minNodes must be less than or equal to maxNodes",fieldPath=".minNodes"
 // +kubebuilder:validation:XValidation:rule="(self.backend == 'Testbed') == (self.provider == 'Testbed')",message="provider Testbed goes with backend Testbed, and only with it",fieldPath=".provider"
 // +kubebuilder:validation:XValidation:rule="self.backend == 'Testbed' || has(self.credentialsSecretRef)",message="credentialsSecretRef is required for a real cloud",fieldPath=".credentialsSecretRef"
+// +kubebuilder:validation:XValidation:rule="has(self.nodeSize) != has(self.flavors)",message="set either nodeSize (one flavor) or flavors (one node pool per flavor), not both and not neither",fieldPath=".flavors"
 type CloudProvisionerSpec struct {
 	// cloudClusterName is the name of the Cluster created in the cloud.
 	// +required
@@ -111,9 +115,23 @@ type CloudProvisionerSpec struct {
 	// +kubebuilder:default=Reactive
 	Mode ProvisioningMode `json:"mode,omitempty"`
 
-	// nodeSize is the size of each worker node.
-	// +required
-	NodeSize NodeSize `json:"nodeSize"`
+	// nodeSize is the size of each worker node when the cloud cluster has
+	// one node pool. It is kept for CloudProvisioners written before
+	// flavors; new ones set flavors.
+	// +optional
+	NodeSize *NodeSize `json:"nodeSize,omitempty"`
+
+	// flavors are the machine sizes the cloud cluster may have, one node
+	// pool each (one MachineDeployment with Cluster API, one kwok node
+	// group on the testbed). For the replicas that fit nowhere the
+	// provisioner chooses the cheapest mix of flavors they pack into, and
+	// never a flavor too small for a replica.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Flavors []CloudFlavor `json:"flavors,omitempty"`
 
 	// minNodes is the fewest worker nodes while the cluster exists.
 	// +optional
@@ -143,6 +161,52 @@ type CloudProvisionerSpec struct {
 	// +kubebuilder:validation:Format=duration
 	DeprovisionDelay *metav1.Duration `json:"deprovisionDelay,omitempty"`
 }
+
+// CloudFlavor is one machine size of the cloud: a node pool of the cloud
+// cluster.
+type CloudFlavor struct {
+	// name of the node pool; it names the pool's MachineDeployment and
+	// labels its nodes, for example "m1-large".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// instanceType is the provider's machine type, for example "m1.large"
+	// (OpenStack) or "m5.xlarge" (AWS); the name when empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	InstanceType string `json:"instanceType,omitempty"`
+
+	// cpu cores of one node, for example "4" or "3500m".
+	// +required
+	CPU resource.Quantity `json:"cpu"`
+
+	// memory of one node, for example "16Gi".
+	// +required
+	Memory resource.Quantity `json:"memory"`
+
+	// pods one node admits (the kubelet's max-pods).
+	// +optional
+	// +kubebuilder:default=110
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Pods int32 `json:"pods,omitempty"`
+
+	// pricePerHour of one node, in the currency the cloud bills, as a
+	// decimal such as "0.16". The provisioner compares flavors by it;
+	// flavors without a price cost nothing, so the smallest that fits wins.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	PricePerHour string `json:"pricePerHour,omitempty"`
+}
+
+// LabelNodePool is the label on a cloud node that names its node pool
+// (CloudFlavor name). Cluster API copies labels of this domain from a
+// Machine to its Node; the testbed backend sets it on the nodes it creates.
+const LabelNodePool = "meridian.node.cluster.x-k8s.io/pool"
 
 // NodeSize is the size of a cloud worker node.
 type NodeSize struct {
@@ -197,9 +261,17 @@ type CloudProvisionerStatus struct {
 	// +optional
 	ReadyNodes int32 `json:"readyNodes,omitempty"`
 
-	// desiredNodes is how many worker nodes were last asked of the backend.
+	// desiredNodes is how many worker nodes were last asked of the backend,
+	// over all pools.
 	// +optional
 	DesiredNodes int32 `json:"desiredNodes,omitempty"`
+
+	// pools are the worker nodes of each node pool (flavor).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Pools []NodePoolStatus `json:"pools,omitempty"`
 
 	// lastDecision is the provisioner's last action other than None.
 	// +optional
@@ -216,6 +288,24 @@ type CloudProvisionerStatus struct {
 	// emptySince is when the cloud cluster last became empty.
 	// +optional
 	EmptySince *metav1.Time `json:"emptySince,omitempty"`
+}
+
+// NodePoolStatus is what one node pool of the cloud cluster has.
+type NodePoolStatus struct {
+	// name of the pool (the CloudFlavor's name).
+	// +required
+	// +kubebuilder:validation:MaxLength=20
+	Name string `json:"name"`
+	// desiredNodes is how many worker nodes of the pool were last asked of
+	// the backend.
+	// +optional
+	DesiredNodes int32 `json:"desiredNodes,omitempty"`
+	// nodes the pool has now, ready or not.
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
+	// readyNodes of the pool that take pods.
+	// +optional
+	ReadyNodes int32 `json:"readyNodes,omitempty"`
 }
 
 // ProvisionerDecision is one decision of the provisioner, as it explained

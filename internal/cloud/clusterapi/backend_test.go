@@ -77,6 +77,7 @@ func (s *suite) existing(t *testing.T, namespace string, objects []object) []str
 func TestBackend(t *testing.T) {
 	s := setup(t, clusterapi.Options{})
 	t.Run("Ensure writes objects the Cluster API CRDs accept", s.testEnsure)
+	t.Run("each pool is a MachineDeployment with its templates", s.testPools)
 	t.Run("Status follows what Cluster API reports", s.testStatus)
 	t.Run("shrinking marks the Machines of the removed nodes first", s.testShrink)
 	t.Run("Delete removes everything when no Cluster API controller runs", s.testDelete)

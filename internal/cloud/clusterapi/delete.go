@@ -33,23 +33,19 @@ func (b *Backend) Delete(ctx context.Context, spec cloud.Spec) error {
 	if err != nil {
 		return err
 	}
-	objects := []struct {
+	type object struct {
 		kind schema.GroupVersionKind
 		name string
-	}{
-		{kubeadmConfigTemplateKind, n.workers},
-		{infra.machineTemplateKind(), n.workers},
-		{infra.machineTemplateKind(), n.controlPlane},
+	}
+	objects := []object{{infra.machineTemplateKind(), n.controlPlane}}
+	for _, p := range spec.Pools {
+		objects = append(objects, object{kubeadmConfigTemplateKind, n.workers(p.Name)}, object{infra.machineTemplateKind(), n.workers(p.Name)})
 	}
 	if gone {
-		objects = append(objects, []struct {
-			kind schema.GroupVersionKind
-			name string
-		}{
-			{machineDeploymentKind, n.workers},
-			{controlPlaneKind, n.controlPlane},
-			{infra.clusterKind(), n.cluster},
-		}...)
+		for _, p := range spec.Pools {
+			objects = append(objects, object{machineDeploymentKind, n.workers(p.Name)})
+		}
+		objects = append(objects, object{controlPlaneKind, n.controlPlane}, object{infra.clusterKind(), n.cluster})
 	}
 	for _, o := range objects {
 		if err := b.remove(ctx, o.kind, n.key(o.name)); err != nil {

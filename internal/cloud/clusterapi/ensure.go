@@ -17,15 +17,16 @@ import (
 
 // Ensure writes the cluster's objects, those referenced before those that
 // reference them, so that Cluster API finds everything a Cluster needs
-// once it sees it. When the workers go down, it marks the Machines of the
-// nodes in spec.Remove for deletion before it lowers the replicas.
+// once it sees it. Each pool is one MachineDeployment with its templates.
+// When a pool's workers go down, it marks the Machines of the nodes in the
+// pool's Remove for deletion before it lowers the replicas.
 func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	infra, err := b.infrastructureFor(spec)
 	if err != nil {
 		return err
 	}
-	if spec.Workers < 0 {
-		return invalid(field.ErrorList{field.Invalid(pathWorkers, spec.Workers, "must be 0 or more")})
+	if errs := validatePools(spec); len(errs) > 0 {
+		return invalid(errs)
 	}
 	if err := infra.validate(ctx, b.client, spec); err != nil {
 		return err
@@ -34,25 +35,31 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	if err := b.checkCluster(ctx, n); err != nil {
 		return err
 	}
-	for _, obj := range []client.Object{
+	objects := []client.Object{
 		infra.cluster(spec, n),
-		infra.machineTemplate(spec, n, true),
-		infra.machineTemplate(spec, n, false),
-		b.configTemplate(infra, n),
-		b.controlPlane(infra, n),
-		b.cluster(infra, n),
-	} {
+		infra.machineTemplate(spec, n.key(n.controlPlane), "", true),
+	}
+	for _, p := range spec.Pools {
+		objects = append(objects, infra.machineTemplate(spec, n.key(n.workers(p.Name)), p.Flavor, false), b.configTemplate(infra, n, p))
+	}
+	objects = append(objects, b.controlPlane(infra, n), b.cluster(infra, n))
+	for _, obj := range objects {
 		label(obj, spec, n)
 		if err := b.apply(ctx, obj); err != nil {
 			return err
 		}
 	}
-	if err := b.markForRemoval(ctx, spec, n); err != nil {
-		return err
+	for _, p := range spec.Pools {
+		if err := b.markForRemoval(ctx, n, p); err != nil {
+			return err
+		}
+		md := b.machineDeployment(infra, n, p)
+		label(md, spec, n)
+		if err := b.apply(ctx, md); err != nil {
+			return err
+		}
 	}
-	md := b.machineDeployment(spec, infra, n)
-	label(md, spec, n)
-	return b.apply(ctx, md)
+	return nil
 }
 
 // checkCluster refuses a Cluster of the same name that Meridian did not

@@ -2,11 +2,14 @@ package clusterapi_test
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -14,6 +17,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
 )
 
@@ -84,7 +89,7 @@ func (s *suite) testEnsure(t *testing.T) {
 			Replicas:    ptr.To[int32](2),
 			Selector:    metav1.LabelSelector{MatchLabels: machineLabels},
 			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: machineLabels},
+				ObjectMeta: clusterv1.ObjectMeta{Labels: withPool(machineLabels, cloud.DefaultPool)},
 				Spec: clusterv1.MachineSpec{
 					ClusterName:       "cloud1",
 					Version:           clusterapi.DefaultKubernetesVersion,
@@ -177,4 +182,45 @@ func (s *suite) testEnsure(t *testing.T) {
 			t.Errorf("a second Ensure of the same spec changed objects, resource versions (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// withPool is labels with the node pool label.
+func withPool(labels map[string]string, pool string) map[string]string {
+	out := maps.Clone(labels)
+	out[multiclusterv1alpha1.LabelNodePool] = pool
+	return out
+}
+
+func (s *suite) testPools(t *testing.T) {
+	spec := s.namespace(t)
+	ns := spec.Namespace
+	spec.Pools = []cloud.Pool{
+		{Name: "m1-large", Flavor: "m1.large", NodeCPU: resource.MustParse("4"), NodeMemory: resource.MustParse("8Gi"), Workers: 1},
+		{Name: "m1-xlarge", Flavor: "m1.xlarge", NodeCPU: resource.MustParse("8"), NodeMemory: resource.MustParse("16Gi"), Workers: 2},
+	}
+	s.ensure(t, spec)
+	type pool struct {
+		Replicas    int32
+		PoolLabel   string
+		Flavor      string
+		CapacityCPU string
+	}
+	got := map[string]pool{}
+	for _, name := range []string{"cloud1-md-m1-large", "cloud1-md-m1-xlarge"} {
+		md, tmpl, config := s.read(t, ns, object{machineDeploymentGVK, name}), s.read(t, ns, object{openStackMachineTemplate, name}), s.read(t, ns, object{configTemplateGVK, name})
+		if md == nil || tmpl == nil || config == nil {
+			t.Fatalf("pool %s: MachineDeployment %v, machine template %v, KubeadmConfigTemplate %v; want all three", name, md != nil, tmpl != nil, config != nil)
+		}
+		replicas, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas")
+		label, _, _ := unstructured.NestedString(md.Object, "spec", "template", "metadata", "labels", multiclusterv1alpha1.LabelNodePool)
+		flavor, _, _ := unstructured.NestedString(tmpl.Object, "spec", "template", "spec", "flavor")
+		got[name] = pool{Replicas: int32(replicas), PoolLabel: label, Flavor: flavor, CapacityCPU: md.GetAnnotations()["capacity.cluster-autoscaler.kubernetes.io/cpu"]}
+	}
+	want := map[string]pool{
+		"cloud1-md-m1-large":  {Replicas: 1, PoolLabel: "m1-large", Flavor: "m1.large", CapacityCPU: "4"},
+		"cloud1-md-m1-xlarge": {Replicas: 2, PoolLabel: "m1-xlarge", Flavor: "m1.xlarge", CapacityCPU: "8"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pools (-want +got):\n%s", diff)
+	}
 }

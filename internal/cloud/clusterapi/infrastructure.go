@@ -25,10 +25,10 @@ type infrastructure interface {
 	machineTemplateKind() schema.GroupVersionKind
 	// cluster is the infrastructure cluster of spec, named n.cluster.
 	cluster(spec cloud.Spec, n names) client.Object
-	// machineTemplate is the template of spec's control plane machines
-	// (controlPlane true, named n.controlPlane) or of its workers (named
-	// n.workers).
-	machineTemplate(spec cloud.Spec, n names, controlPlane bool) client.Object
+	// machineTemplate is the template, named key, of spec's control plane
+	// machines (controlPlane true) or of the workers of one pool, of the
+	// provider's instance type flavor.
+	machineTemplate(spec cloud.Spec, key client.ObjectKey, flavor string, controlPlane bool) client.Object
 	// nodeRegistration is how kubeadm registers the provider's machines as
 	// nodes, and controllerManagerArgs what kube-controller-manager needs
 	// for the provider.

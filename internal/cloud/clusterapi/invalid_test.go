@@ -52,7 +52,7 @@ func (s *suite) testInvalid(t *testing.T) {
 		want:   []string{`the clouds.yaml of Secret ` + ns + `/other-cloud has no cloud "openstack" (clouds: [other])`},
 	}, {
 		name:   "no flavor",
-		change: func(s *cloud.Spec) { s.Flavor = "" },
+		change: func(s *cloud.Spec) { s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, Workers: 1}} },
 		want:   []string{"spec.nodeSize.flavor: Required value"},
 	}, {
 		name:   "name too long for a MachineDeployment label",
@@ -63,9 +63,30 @@ func (s *suite) testInvalid(t *testing.T) {
 		change: func(s *cloud.Spec) { s.Name = "Cloud.1" },
 		want:   []string{`spec.cloudClusterName: Invalid value: "Cloud.1"`},
 	}, {
-		name:   "negative workers",
-		change: func(s *cloud.Spec) { s.Workers = -1 },
-		want:   []string{"status.desiredNodes: Invalid value: -1: must be 0 or more"},
+		name: "negative workers",
+		change: func(s *cloud.Spec) {
+			s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, Flavor: "m1.large", Workers: -1}}
+		},
+		want: []string{`status.desiredNodes: Invalid value: -1: pool "0": must be 0 or more`},
+	}, {
+		name: "a pool without a flavor",
+		change: func(s *cloud.Spec) {
+			s.Pools = []cloud.Pool{{Name: "small", Flavor: "m1.small", Workers: 1}, {Name: "large", Workers: 1}}
+		},
+		want: []string{"spec.flavors[large].instanceType: Required value"},
+	}, {
+		name: "two pools of one name",
+		change: func(s *cloud.Spec) {
+			s.Pools = []cloud.Pool{{Name: "small", Flavor: "m1.small"}, {Name: "small", Flavor: "m1.small"}}
+		},
+		want: []string{`spec.flavors[small].name: Duplicate value: "small"`},
+	}, {
+		name: "a pool name too long for the MachineDeployment label",
+		change: func(s *cloud.Spec) {
+			s.Name = strings.Repeat("a", 50)
+			s.Pools = []cloud.Pool{{Name: "general-purpose", Flavor: "m1.small"}}
+		},
+		want: []string{`spec.flavors[general-purpose].name: Invalid value: "general-purpose": with cluster name`},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := base

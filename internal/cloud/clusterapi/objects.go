@@ -11,6 +11,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
 )
 
@@ -88,11 +89,12 @@ func (b *Backend) controlPlane(infra infrastructure, n names) *controlplanev1.Ku
 	}
 }
 
-// configTemplate is the KubeadmConfigTemplate that joins the workers.
-func (b *Backend) configTemplate(infra infrastructure, n names) *bootstrapv1.KubeadmConfigTemplate {
+// configTemplate is the KubeadmConfigTemplate that joins the workers of
+// pool p.
+func (b *Backend) configTemplate(infra infrastructure, n names, p cloud.Pool) *bootstrapv1.KubeadmConfigTemplate {
 	return &bootstrapv1.KubeadmConfigTemplate{
 		TypeMeta:   typeMeta(kubeadmConfigTemplateKind),
-		ObjectMeta: objectMeta(n.key(n.workers)),
+		ObjectMeta: objectMeta(n.key(n.workers(p.Name))),
 		Spec: bootstrapv1.KubeadmConfigTemplateSpec{
 			Template: bootstrapv1.KubeadmConfigTemplateResource{
 				Spec: bootstrapv1.KubeadmConfigSpec{
@@ -103,36 +105,40 @@ func (b *Backend) configTemplate(infra infrastructure, n names) *bootstrapv1.Kub
 	}
 }
 
-// machineDeployment is the MachineDeployment of spec.Workers workers. Its
+// machineDeployment is the MachineDeployment of pool p's workers. Its
 // selector is the pair of labels Cluster API puts on the Machines of a
-// MachineDeployment.
-func (b *Backend) machineDeployment(spec cloud.Spec, infra infrastructure, n names) *clusterv1.MachineDeployment {
+// MachineDeployment; its Machines also carry the pool's name in
+// LabelNodePool, which Cluster API copies to their Nodes.
+func (b *Backend) machineDeployment(infra infrastructure, n names, p cloud.Pool) *clusterv1.MachineDeployment {
+	workers := n.workers(p.Name)
+	machine := n.machineLabels(p.Name)
+	machine[multiclusterv1alpha1.LabelNodePool] = p.Name
 	md := &clusterv1.MachineDeployment{
 		TypeMeta:   typeMeta(machineDeploymentKind),
-		ObjectMeta: objectMeta(n.key(n.workers)),
+		ObjectMeta: objectMeta(n.key(workers)),
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: n.cluster,
-			Replicas:    ptr.To(spec.Workers),
-			Selector:    metav1.LabelSelector{MatchLabels: n.machineLabels()},
+			Replicas:    ptr.To(p.Workers),
+			Selector:    metav1.LabelSelector{MatchLabels: n.machineLabels(p.Name)},
 			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: n.machineLabels()},
+				ObjectMeta: clusterv1.ObjectMeta{Labels: machine},
 				Spec: clusterv1.MachineSpec{
 					ClusterName: n.cluster,
 					Version:     b.opts.KubernetesVersion,
 					Bootstrap: clusterv1.Bootstrap{
-						ConfigRef: ref(kubeadmConfigTemplateKind, n.workers),
+						ConfigRef: ref(kubeadmConfigTemplateKind, workers),
 					},
-					InfrastructureRef: ref(infra.machineTemplateKind(), n.workers),
+					InfrastructureRef: ref(infra.machineTemplateKind(), workers),
 				},
 			},
 		},
 	}
 	capacity := map[string]string{}
-	if !spec.NodeCPU.IsZero() {
-		capacity[annotationCapacityCPU] = spec.NodeCPU.String()
+	if !p.NodeCPU.IsZero() {
+		capacity[annotationCapacityCPU] = p.NodeCPU.String()
 	}
-	if !spec.NodeMemory.IsZero() {
-		capacity[annotationCapacityMemory] = spec.NodeMemory.String()
+	if !p.NodeMemory.IsZero() {
+		capacity[annotationCapacityMemory] = p.NodeMemory.String()
 	}
 	if len(capacity) > 0 {
 		md.Annotations = capacity
@@ -140,11 +146,11 @@ func (b *Backend) machineDeployment(spec cloud.Spec, infra infrastructure, n nam
 	return md
 }
 
-// machineLabels select the Machines of the cluster's MachineDeployment.
-func (n names) machineLabels() map[string]string {
+// machineLabels select the Machines of a pool's MachineDeployment.
+func (n names) machineLabels(pool string) map[string]string {
 	return map[string]string{
 		clusterv1.ClusterNameLabel:           n.cluster,
-		clusterv1.MachineDeploymentNameLabel: n.workers,
+		clusterv1.MachineDeploymentNameLabel: n.workers(pool),
 	}
 }
 

@@ -111,12 +111,19 @@ func (o *openStack) machineTemplateKind() schema.GroupVersionKind {
 	return openStackGroupVersion.WithKind("OpenStackMachineTemplate")
 }
 
-// validate needs a flavor and a credentials Secret whose clouds.yaml has
-// the configured cloud.
+// validate needs a flavor for every pool and a credentials Secret whose
+// clouds.yaml has the configured cloud.
 func (o *openStack) validate(ctx context.Context, c client.Reader, spec cloud.Spec) error {
 	var errs field.ErrorList
-	if spec.Flavor == "" {
-		errs = append(errs, field.Required(pathFlavor, "OpenStack needs the Nova flavor of the worker nodes"))
+	for _, p := range spec.Pools {
+		if p.Flavor != "" {
+			continue
+		}
+		path := pathFlavor
+		if p.Name != cloud.DefaultPool {
+			path = poolPath(p).Child("instanceType")
+		}
+		errs = append(errs, field.Required(path, "OpenStack needs the Nova flavor of the worker nodes"))
 	}
 	if spec.CredentialsSecret == "" {
 		errs = append(errs, field.Required(pathCredentials, "OpenStack needs a Secret with a "+CloudsYAMLKey+" key"))
@@ -201,12 +208,14 @@ func (o *openStack) region(region string) string {
 }
 
 // machineTemplate is an OpenStackMachineTemplate of the flavor and image.
-func (o *openStack) machineTemplate(spec cloud.Spec, n names, controlPlane bool) client.Object {
-	name, flavor := n.workers, spec.Flavor
+// The control plane's flavor is the configured one, or the first pool's.
+func (o *openStack) machineTemplate(spec cloud.Spec, key client.ObjectKey, flavor string, controlPlane bool) client.Object {
 	if controlPlane {
-		name = n.controlPlane
-		if o.opts.ControlPlaneFlavor != "" {
+		switch {
+		case o.opts.ControlPlaneFlavor != "":
 			flavor = o.opts.ControlPlaneFlavor
+		case len(spec.Pools) > 0:
+			flavor = spec.Pools[0].Flavor
 		}
 	}
 	machine := map[string]any{
@@ -216,7 +225,7 @@ func (o *openStack) machineTemplate(spec cloud.Spec, n names, controlPlane bool)
 	if o.opts.SSHKeyName != "" {
 		machine["sshKeyName"] = o.opts.SSHKeyName
 	}
-	return newUnstructured(o.machineTemplateKind(), n.key(name), map[string]any{
+	return newUnstructured(o.machineTemplateKind(), key, map[string]any{
 		"template": map[string]any{"spec": machine},
 	})
 }

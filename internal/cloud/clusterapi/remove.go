@@ -19,31 +19,32 @@ import (
 // annotation; Cluster API only looks for the key, and documents "yes".
 const deleteMachineValue = "yes"
 
-// markForRemoval annotates, when spec.Workers is below the
-// MachineDeployment's replicas, the Machines of the nodes spec.Remove
-// names with Cluster API's delete-machine annotation, in the order of
-// spec.Remove and no more than the replicas go down by, so that the
-// MachineSet deletes those first. Nodes without a Machine are skipped: the
+// markForRemoval annotates, when pool p's Workers is below its
+// MachineDeployment's replicas, the Machines of the nodes p.Remove names
+// with Cluster API's delete-machine annotation, in the order of p.Remove
+// and no more than the replicas go down by, so that the MachineSet deletes
+// those first. Nodes without a Machine of the pool are skipped: the
 // MachineSet then chooses.
-func (b *Backend) markForRemoval(ctx context.Context, spec cloud.Spec, n names) error {
-	if len(spec.Remove) == 0 {
+func (b *Backend) markForRemoval(ctx context.Context, n names, p cloud.Pool) error {
+	if len(p.Remove) == 0 {
 		return nil
 	}
+	workers := n.workers(p.Name)
 	md := &clusterv1.MachineDeployment{}
-	err := b.get(ctx, machineDeploymentKind, n.key(n.workers), md)
+	err := b.get(ctx, machineDeploymentKind, n.key(workers), md)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("failed to read MachineDeployment %s: %w", n.key(n.workers), err)
+		return fmt.Errorf("failed to read MachineDeployment %s: %w", n.key(workers), err)
 	}
-	surplus := ptr.Deref(md.Spec.Replicas, 1) - spec.Workers
+	surplus := ptr.Deref(md.Spec.Replicas, 1) - p.Workers
 	if surplus <= 0 {
 		return nil
 	}
-	machines, err := list[clusterv1.Machine](ctx, b.client, machineKind, client.InNamespace(n.namespace), client.MatchingLabels(n.machineLabels()))
+	machines, err := list[clusterv1.Machine](ctx, b.client, machineKind, client.InNamespace(n.namespace), client.MatchingLabels(n.machineLabels(p.Name)))
 	if err != nil {
-		return fmt.Errorf("failed to list the Machines of MachineDeployment %s: %w", n.key(n.workers), err)
+		return fmt.Errorf("failed to list the Machines of MachineDeployment %s: %w", n.key(workers), err)
 	}
 	byNode := map[string]*clusterv1.Machine{}
 	for i, m := range machines {
@@ -51,7 +52,7 @@ func (b *Backend) markForRemoval(ctx context.Context, spec cloud.Spec, n names) 
 			byNode[m.Status.NodeRef.Name] = &machines[i]
 		}
 	}
-	for _, node := range spec.Remove {
+	for _, node := range p.Remove {
 		if surplus == 0 {
 			break
 		}

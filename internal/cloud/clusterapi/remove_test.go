@@ -13,7 +13,7 @@ import (
 func (s *suite) testShrink(t *testing.T) {
 	spec := s.namespace(t)
 	ns := spec.Namespace
-	spec.Workers = 3
+	spec.Pools[0].Workers = 3
 	s.ensure(t, spec)
 	s.machine(t, ns, "cloud1-md-0-a", "cloud1-md-0", "node-a")
 	s.machine(t, ns, "cloud1-md-0-b", "cloud1-md-0", "node-b")
@@ -45,7 +45,7 @@ func (s *suite) testShrink(t *testing.T) {
 		wantReplicas: 0,
 	}} {
 		t.Run(step.name, func(t *testing.T) {
-			spec.Workers, spec.Remove = step.workers, step.remove
+			spec.Pools[0].Workers, spec.Pools[0].Remove = step.workers, step.remove
 			s.ensure(t, spec)
 			machines := &clusterv1.MachineList{}
 			if err := s.capi.List(t.Context(), machines, client.InNamespace(ns)); err != nil {

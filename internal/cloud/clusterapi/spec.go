@@ -12,14 +12,16 @@ import (
 	"github.com/meridian-dev/meridian/internal/cloud"
 )
 
-// workersSuffix names the MachineDeployment and its templates. Its length
-// bounds cluster names: the MachineDeployment's name is also the value of
-// the deployment-name label of its Machines, at most 63 characters.
-const workersSuffix = "-md-0"
+// workersInfix names a pool's MachineDeployment and its templates,
+// <cluster>-md-<pool>. Its length bounds cluster and pool names: the
+// MachineDeployment's name is also the value of the deployment-name label
+// of its Machines, at most 63 characters.
+const workersInfix = "-md-"
 
 // maxNameLength is the longest cluster name whose MachineDeployment name
-// is still a label value.
-const maxNameLength = validation.LabelValueMaxLength - len(workersSuffix)
+// is still a label value with the one-pool name cloud.DefaultPool; longer
+// pool names are checked with the cluster's name (validatePools).
+const maxNameLength = validation.LabelValueMaxLength - len(workersInfix) - len(cloud.DefaultPool)
 
 // names are the names of one cluster's objects, all derived from the
 // cluster's name, so that they are found again after a restart.
@@ -29,9 +31,6 @@ type names struct {
 	cluster string
 	// controlPlane names the KubeadmControlPlane and its machine template.
 	controlPlane string
-	// workers names the MachineDeployment, its KubeadmConfigTemplate and
-	// its machine template.
-	workers string
 	// kubeconfig names the Secret Cluster API writes the admin kubeconfig
 	// to.
 	kubeconfig string
@@ -42,10 +41,13 @@ func namesOf(spec cloud.Spec) names {
 		namespace:    spec.Namespace,
 		cluster:      spec.Name,
 		controlPlane: spec.Name + "-control-plane",
-		workers:      spec.Name + workersSuffix,
 		kubeconfig:   spec.Name + "-kubeconfig",
 	}
 }
+
+// workers names a pool's MachineDeployment, its KubeadmConfigTemplate and
+// its machine template.
+func (n names) workers(pool string) string { return n.cluster + workersInfix + pool }
 
 func (n names) key(name string) client.ObjectKey {
 	return client.ObjectKey{Namespace: n.namespace, Name: name}
@@ -58,6 +60,7 @@ var (
 	pathNamespace   = field.NewPath("metadata", "namespace")
 	pathProvider    = field.NewPath("spec", "provider")
 	pathFlavor      = field.NewPath("spec", "nodeSize", "flavor")
+	pathFlavors     = field.NewPath("spec", "flavors")
 	pathCredentials = field.NewPath("spec", "credentialsSecretRef")
 	pathWorkers     = field.NewPath("status", "desiredNodes")
 )
@@ -74,10 +77,48 @@ func validateIdentity(spec cloud.Spec) field.ErrorList {
 		errs = append(errs, field.Required(pathName, "the name of the Cluster API Cluster"))
 	case len(spec.Name) > maxNameLength:
 		errs = append(errs, field.Invalid(pathName, spec.Name, fmt.Sprintf("must be at most %d characters, so that the MachineDeployment name %s is a label value (at most %d)",
-			maxNameLength, spec.Name+workersSuffix, validation.LabelValueMaxLength)))
+			maxNameLength, spec.Name+workersInfix+cloud.DefaultPool, validation.LabelValueMaxLength)))
 	default:
 		for _, msg := range validation.IsDNS1123Label(spec.Name) {
 			errs = append(errs, field.Invalid(pathName, spec.Name, msg+" (Cluster API cluster names become host names)"))
+		}
+	}
+	return errs
+}
+
+// poolPath is the CloudProvisioner field a pool comes from: nodeSize for
+// the one pool of cloud.DefaultPool, else its entry of flavors.
+func poolPath(p cloud.Pool) *field.Path {
+	if p.Name == cloud.DefaultPool {
+		return field.NewPath("spec", "nodeSize")
+	}
+	return pathFlavors.Key(p.Name)
+}
+
+// validatePools checks what Ensure needs of every pool: a name that makes
+// the MachineDeployment's name a label value, a unique one, and a worker
+// count of 0 or more.
+func validatePools(spec cloud.Spec) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, p := range spec.Pools {
+		path := poolPath(p)
+		md := spec.Name + workersInfix + p.Name
+		switch {
+		case p.Name == "":
+			errs = append(errs, field.Required(pathFlavors.Index(i).Child("name"), "a node pool needs a name"))
+		case seen[p.Name]:
+			errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+		case len(md) > validation.LabelValueMaxLength:
+			errs = append(errs, field.Invalid(path.Child("name"), p.Name, fmt.Sprintf("with cluster name %q makes the MachineDeployment name %s longer than %d characters", spec.Name, md, validation.LabelValueMaxLength)))
+		default:
+			for _, msg := range validation.IsDNS1123Label(p.Name) {
+				errs = append(errs, field.Invalid(path.Child("name"), p.Name, msg))
+			}
+		}
+		seen[p.Name] = true
+		if p.Workers < 0 {
+			errs = append(errs, field.Invalid(pathWorkers, p.Workers, fmt.Sprintf("pool %q: must be 0 or more", p.Name)))
 		}
 	}
 	return errs

@@ -39,13 +39,17 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 	}
 
 	st := cloud.Status{Exists: true}
-	md := &clusterv1.MachineDeployment{}
-	err = b.get(ctx, machineDeploymentKind, n.key(n.workers), md)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return cloud.Status{}, fmt.Errorf("failed to read MachineDeployment %s: %w", n.key(n.workers), err)
+	for _, p := range spec.Pools {
+		md := &clusterv1.MachineDeployment{}
+		err = b.get(ctx, machineDeploymentKind, n.key(n.workers(p.Name)), md)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return cloud.Status{}, fmt.Errorf("failed to read MachineDeployment %s: %w", n.key(n.workers(p.Name)), err)
+		}
+		ps := cloud.PoolStatus{Name: p.Name, Workers: ptr.Deref(md.Status.Replicas, 0), ReadyWorkers: ptr.Deref(md.Status.ReadyReplicas, 0)}
+		st.Pools = append(st.Pools, ps)
+		st.Workers += ps.Workers
+		st.ReadyWorkers += ps.ReadyWorkers
 	}
-	st.Workers = ptr.Deref(md.Status.Replicas, 0)
-	st.ReadyWorkers = ptr.Deref(md.Status.ReadyReplicas, 0)
 
 	if !cl.DeletionTimestamp.IsZero() {
 		st.Message = fmt.Sprintf("Cluster %s is being deleted", n.key(n.cluster))
@@ -70,8 +74,8 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 		return st, nil
 	}
 	st.Ready, st.Kubeconfig = true, kubeconfig
-	if st.ReadyWorkers < spec.Workers {
-		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers)
+	if st.ReadyWorkers < spec.Workers() {
+		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers())
 	}
 	return st, nil
 }

@@ -90,15 +90,18 @@ func (s *suite) namespace(t *testing.T) cloud.Spec {
 		t.Fatal(err)
 	}
 	return cloud.Spec{
-		Name:              "cloud1",
-		Namespace:         ns,
-		Provider:          clusterapi.ProviderOpenStack,
-		Region:            "nancy",
-		FloatingIP:        "192.0.2.10",
-		Flavor:            "m1.large",
-		NodeCPU:           resource.MustParse("4"),
-		NodeMemory:        resource.MustParse("8Gi"),
-		Workers:           2,
+		Name:       "cloud1",
+		Namespace:  ns,
+		Provider:   clusterapi.ProviderOpenStack,
+		Region:     "nancy",
+		FloatingIP: "192.0.2.10",
+		Pools: []cloud.Pool{{
+			Name:       cloud.DefaultPool,
+			Flavor:     "m1.large",
+			NodeCPU:    resource.MustParse("4"),
+			NodeMemory: resource.MustParse("8Gi"),
+			Workers:    2,
+		}},
 		CredentialsSecret: "creds",
 		Labels:            map[string]string{"multicluster.meridian.dev/cloud-provisioner": "burst"},
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -33,16 +34,33 @@ func New(dir string) *Backend {
 var (
 	pathName    = field.NewPath("spec", "cloudClusterName")
 	pathRegion  = field.NewPath("spec", "region")
-	pathCPU     = field.NewPath("spec", "nodeSize", "cpu")
-	pathMemory  = field.NewPath("spec", "nodeSize", "memory")
 	pathWorkers = field.NewPath("status", "desiredNodes")
 )
 
+// poolPath is the CloudProvisioner field a pool comes from: nodeSize for
+// the one pool of cloud.DefaultPool, else its entry of flavors.
+func poolPath(p cloud.Pool) *field.Path {
+	if p.Name == cloud.DefaultPool {
+		return field.NewPath("spec", "nodeSize")
+	}
+	return field.NewPath("spec", "flavors").Key(p.Name)
+}
+
+// group is the testbed node group of a pool: "" (SetNodes's workers) for
+// cloud.DefaultPool, so that a cluster made before node pools keeps its
+// workers, else the pool's name.
+func group(p cloud.Pool) string {
+	if p.Name == cloud.DefaultPool {
+		return ""
+	}
+	return p.Name
+}
+
 // Ensure starts the cluster when the testbed lacks it or it is broken,
-// then gives it spec.Workers worker nodes. The workers spec.Remove names
-// are deleted first, even when the cluster grows, and their names are not
-// given again (testbed.SetNodes). It blocks while the cluster starts, a
-// few seconds.
+// then gives each pool its workers, one kwok node group per pool
+// (testbed.SetNodeGroup). The workers a pool's Remove names are deleted
+// first, even when the pool grows, and their names are not given again.
+// It blocks while the cluster starts, a few seconds.
 func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	errs := validateName(spec)
 	if spec.Region != "" {
@@ -50,14 +68,30 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 			errs = append(errs, field.Invalid(pathRegion, spec.Region, msg+" (it labels the testbed's nodes)"))
 		}
 	}
-	if spec.NodeCPU.Sign() <= 0 {
-		errs = append(errs, field.Invalid(pathCPU, spec.NodeCPU.String(), "must be positive, such as 4 or 500m"))
-	}
-	if spec.NodeMemory.Sign() <= 0 {
-		errs = append(errs, field.Invalid(pathMemory, spec.NodeMemory.String(), "must be positive, such as 16Gi"))
-	}
-	if spec.Workers < 0 {
-		errs = append(errs, field.Invalid(pathWorkers, spec.Workers, "must not be negative"))
+	seen := map[string]bool{}
+	for _, p := range spec.Pools {
+		path := poolPath(p)
+		if seen[p.Name] {
+			errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
+		}
+		seen[p.Name] = true
+		if g := group(p); g != "" {
+			for _, msg := range validation.IsDNS1123Label(g) {
+				errs = append(errs, field.Invalid(path.Child("name"), p.Name, msg+" (it names the pool's kwok nodes)"))
+			}
+			if g == "worker" || g == "node" {
+				errs = append(errs, field.Invalid(path.Child("name"), p.Name, "is taken by the testbed's own nodes: choose another name"))
+			}
+		}
+		if p.NodeCPU.Sign() <= 0 {
+			errs = append(errs, field.Invalid(path.Child("cpu"), p.NodeCPU.String(), "must be positive, such as 4 or 500m"))
+		}
+		if p.NodeMemory.Sign() <= 0 {
+			errs = append(errs, field.Invalid(path.Child("memory"), p.NodeMemory.String(), "must be positive, such as 16Gi"))
+		}
+		if p.Workers < 0 {
+			errs = append(errs, field.Invalid(pathWorkers, p.Workers, fmt.Sprintf("pool %q: must not be negative", p.Name)))
+		}
 	}
 	if len(errs) > 0 {
 		return invalid(errs)
@@ -70,16 +104,18 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	if err != nil {
 		return fmt.Errorf("failed to start cluster %q on the testbed in %s: %w", spec.Name, b.dir, err)
 	}
-	// A name that is not one of the cluster's workers has nothing to
-	// delete; it is skipped, as the Cluster API backend skips a node
-	// without a Machine.
-	remove := slices.DeleteFunc(slices.Clone(spec.Remove), func(node string) bool {
-		_, ok := localtestbed.WorkerNumber(spec.Name, node)
-		return !ok
-	})
-	size := localtestbed.NodeSize{CPU: spec.NodeCPU, Memory: spec.NodeMemory}
-	if _, err := localtestbed.SetNodes(ctx, b.dir, spec.Name, size, int(spec.Workers), remove); err != nil {
-		return fmt.Errorf("failed to set the workers of cluster %q on the testbed in %s: %w", spec.Name, b.dir, err)
+	for _, p := range spec.Pools {
+		// A name that is not one of the pool's workers has nothing to
+		// delete; it is skipped, as the Cluster API backend skips a node
+		// without a Machine.
+		remove := slices.DeleteFunc(slices.Clone(p.Remove), func(node string) bool {
+			_, ok := localtestbed.GroupWorkerNumber(spec.Name, group(p), node)
+			return !ok
+		})
+		size := localtestbed.NodeSize{CPU: p.NodeCPU, Memory: p.NodeMemory}
+		if _, err := localtestbed.SetNodeGroup(ctx, b.dir, spec.Name, group(p), size, int(p.Workers), remove); err != nil {
+			return fmt.Errorf("failed to set the workers of pool %q of cluster %q on the testbed in %s: %w", p.Name, spec.Name, b.dir, err)
+		}
 	}
 	return nil
 }
@@ -129,8 +165,11 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 		return cloud.Status{}, fmt.Errorf("failed to read the credentials of cluster %q: %w", spec.Name, err)
 	}
 	st.Ready, st.Kubeconfig = true, c.Kubeconfig
-	if st.ReadyWorkers < spec.Workers {
-		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers)
+	if st.Pools, err = pools(ctx, c, spec); err != nil {
+		return cloud.Status{}, err
+	}
+	if st.ReadyWorkers < spec.Workers() {
+		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers())
 	}
 	return st, nil
 }
@@ -150,6 +189,36 @@ func (b *Backend) Delete(ctx context.Context, spec cloud.Spec) error {
 		return fmt.Errorf("failed to remove cluster %q from the testbed in %s: %w", spec.Name, b.dir, err)
 	}
 	return nil
+}
+
+// pools counts the workers of each of spec's pools by their names.
+func pools(ctx context.Context, c *localtestbed.Cluster, spec cloud.Spec) ([]cloud.PoolStatus, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a client of cluster %q: %w", spec.Name, err)
+	}
+	var nodes corev1.NodeList
+	if err := cl.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("failed to list the nodes of cluster %q: %w", spec.Name, err)
+	}
+	out := make([]cloud.PoolStatus, 0, len(spec.Pools))
+	for _, p := range spec.Pools {
+		ps := cloud.PoolStatus{Name: p.Name}
+		for i := range nodes.Items {
+			n := &nodes.Items[i]
+			if _, ok := localtestbed.GroupWorkerNumber(spec.Name, group(p), n.Name); !ok {
+				continue
+			}
+			ps.Workers++
+			for _, cond := range n.Status.Conditions {
+				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue && !n.Spec.Unschedulable {
+					ps.ReadyWorkers++
+				}
+			}
+		}
+		out = append(out, ps)
+	}
+	return out, nil
 }
 
 // validateName checks what every method needs: a name the testbed can

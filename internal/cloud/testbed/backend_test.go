@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,7 +47,7 @@ func TestBackend(t *testing.T) {
 	b := New(dir)
 	spec := cloud.Spec{
 		Name: "burst-1", Namespace: "default", Provider: "OpenStack", Region: "nancy",
-		NodeCPU: resource.MustParse("4"), NodeMemory: resource.MustParse("16Gi"), Workers: 2,
+		Pools: []cloud.Pool{{Name: cloud.DefaultPool, NodeCPU: resource.MustParse("4"), NodeMemory: resource.MustParse("16Gi"), Workers: 2}},
 	}
 
 	t.Run("not created yet", func(t *testing.T) {
@@ -78,7 +79,7 @@ func TestBackend(t *testing.T) {
 	}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
-			spec.Workers, spec.Remove = step.workers, step.remove
+			spec.Pools[0].Workers, spec.Pools[0].Remove = step.workers, step.remove
 			if err := b.Ensure(t.Context(), spec); err != nil {
 				t.Fatal(err)
 			}
@@ -123,6 +124,34 @@ func TestBackend(t *testing.T) {
 		})
 	}
 
+	t.Run("a second pool is a node group of its own", func(t *testing.T) {
+		two := spec
+		two.Pools = []cloud.Pool{spec.Pools[0], {Name: "large", NodeCPU: resource.MustParse("8"), NodeMemory: resource.MustParse("32Gi"), Workers: 1}}
+		two.Pools[0].Remove = nil
+		if err := b.Ensure(t.Context(), two); err != nil {
+			t.Fatal(err)
+		}
+		st, err := b.Status(t.Context(), two)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []cloud.PoolStatus{{Name: cloud.DefaultPool, Workers: 1, ReadyWorkers: 1}, {Name: "large", Workers: 1, ReadyWorkers: 1}}
+		if diff := cmp.Diff(want, st.Pools); diff != "" {
+			t.Errorf("pools (-want +got):\n%s", diff)
+		}
+		c, err := client.New(mustConfig(t, st.Kubeconfig), client.Options{Scheme: localtestbed.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &corev1.Node{}
+		if err := c.Get(t.Context(), client.ObjectKey{Name: "burst-1-large-1"}, n); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Status.Allocatable.Cpu().String() + " " + n.Labels[localtestbed.LabelNodeGroup]; got != "8 large" {
+			t.Errorf("node %s: cpu and pool %q, want \"8 large\"", n.Name, got)
+		}
+	})
+
 	t.Run("invalid specs", func(t *testing.T) {
 		tests := []struct {
 			name   string
@@ -132,9 +161,18 @@ func TestBackend(t *testing.T) {
 			{name: "no name", change: func(s *cloud.Spec) { s.Name = "" }, want: "spec.cloudClusterName: Required value"},
 			{name: "bad name", change: func(s *cloud.Spec) { s.Name = "Burst_1" }, want: "spec.cloudClusterName: Invalid value"},
 			{name: "management", change: func(s *cloud.Spec) { s.Name = localtestbed.ManagementCluster }, want: "is the testbed's management cluster"},
-			{name: "no CPU", change: func(s *cloud.Spec) { s.NodeCPU = resource.Quantity{} }, want: "spec.nodeSize.cpu: Invalid value"},
-			{name: "no memory", change: func(s *cloud.Spec) { s.NodeMemory = resource.Quantity{} }, want: "spec.nodeSize.memory: Invalid value"},
-			{name: "negative workers", change: func(s *cloud.Spec) { s.Workers = -1 }, want: "status.desiredNodes: Invalid value: -1"},
+			{name: "no CPU", change: func(s *cloud.Spec) {
+				s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, NodeMemory: resource.MustParse("16Gi")}}
+			}, want: "spec.nodeSize.cpu: Invalid value"},
+			{name: "no memory", change: func(s *cloud.Spec) {
+				s.Pools = []cloud.Pool{{Name: "small", NodeCPU: resource.MustParse("2")}}
+			}, want: "spec.flavors[small].memory: Invalid value"},
+			{name: "negative workers", change: func(s *cloud.Spec) {
+				s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, NodeCPU: resource.MustParse("2"), NodeMemory: resource.MustParse("16Gi"), Workers: -1}}
+			}, want: "status.desiredNodes: Invalid value: -1"},
+			{name: "a pool named like the testbed's nodes", change: func(s *cloud.Spec) {
+				s.Pools = []cloud.Pool{{Name: "worker", NodeCPU: resource.MustParse("2"), NodeMemory: resource.MustParse("16Gi")}}
+			}, want: "spec.flavors[worker].name: Invalid value"},
 			{name: "bad region", change: func(s *cloud.Spec) { s.Region = "Eu West" }, want: "spec.region: Invalid value"},
 		}
 		for _, tc := range tests {
@@ -220,4 +258,13 @@ func zombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(stat), ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
+func mustConfig(t *testing.T, kubeconfig []byte) *rest.Config {
+	t.Helper()
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

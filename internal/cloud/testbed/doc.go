@@ -8,14 +8,16 @@
 //
 // Ensure adds the cluster to the testbed when it is missing or broken
 // (testbed.AddCluster: kube-apiserver, etcd, controller manager,
-// scheduler, kwok and metrics-server, seconds to start) and sets its
-// workers (testbed.SetNodes): spec.Workers nodes named
-// <cluster>-worker-<n>, of spec.NodeCPU and spec.NodeMemory, labelled
-// with spec.Region. The workers spec.Remove names are deleted first, even
-// when the count grows (they are then replaced by new names: a removed
-// name never comes back), and the highest-numbered go next when there are
-// still too many; a name that is not one of the cluster's workers is
-// skipped. Status reads the cluster's processes, API server and nodes;
+// scheduler, kwok and metrics-server, seconds to start) and sets the
+// workers of each pool, one kwok node group per pool
+// (testbed.SetNodeGroup): pool.Workers nodes named <cluster>-<pool>-<n>
+// (<cluster>-worker-<n> for cloud.DefaultPool, the one pool of a
+// CloudProvisioner with nodeSize), of the pool's CPU and memory, labelled
+// with spec.Region and the pool's name (LabelNodePool). The workers a
+// pool's Remove names are deleted first, even when the count grows (they
+// are then replaced by new names: a removed name never comes back), and
+// the highest-numbered go next when there are still too many; a name that
+// is not one of the pool's workers is skipped. Status reads the cluster's processes, API server and nodes;
 // Delete stops the cluster and removes every trace of it
 // (testbed.RemoveCluster).
 //

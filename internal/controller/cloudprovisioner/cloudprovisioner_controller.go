@@ -46,10 +46,13 @@ type Reconciler struct {
 	changed   time.Time
 	// provisioners keep each CloudProvisioner's decision history.
 	provisioners map[types.UID]*provision.Provisioner
+	// drains are the nodes of each CloudProvisioner being drained.
+	drains map[types.UID]map[string]*drain
 }
 
 func (r *Reconciler) defaults() {
 	r.provisioners = map[types.UID]*provision.Provisioner{}
+	r.drains = map[types.UID]map[string]*drain{}
 	r.changed = time.Now()
 	if r.Period == 0 {
 		r.Period = 30 * time.Second
@@ -104,7 +107,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			fmt.Sprintf("backend %s is not enabled in this controller (enabled: %v)", cp.Spec.Backend, r.enabled()))
 		return ctrl.Result{RequeueAfter: r.Period}, nil
 	}
-	if err := r.step(ctx, cp, backend); err != nil {
+	if err := r.step(ctx, cp, backend); errors.Is(err, errInvalidSpec) {
+		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonInvalidSpec, err.Error())
+		r.Recorder.Eventf(cp, nil, "Warning", multiclusterv1alpha1.CloudReasonInvalidSpec, "Validate", "%s", err.Error())
+		return ctrl.Result{}, nil
+	} else if err != nil {
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonBackendError, err.Error())
 		return ctrl.Result{}, fmt.Errorf("failed to reconcile the cloud cluster of CloudProvisioner %s: %w", req, err)
 	}
@@ -126,7 +133,7 @@ func (r *Reconciler) enabled() []multiclusterv1alpha1.ProvisionerBackend {
 // step observes the cloud cluster, finishes a removal in progress or joins
 // a ready cluster, then decides and acts.
 func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend) error {
-	spec, err := r.cloudSpec(ctx, cp)
+	spec, flavors, err := r.cloudSpec(ctx, cp)
 	if err != nil {
 		return err
 	}
@@ -143,19 +150,19 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 			// Gone without being asked to: start again from nothing.
 			r.Recorder.Eventf(cp, nil, "Warning", "CloudClusterLost", "Observe", "cloud cluster %q no longer exists", spec.Name)
 		}
-		cp.Status.Phase, cp.Status.DesiredNodes = multiclusterv1alpha1.PhaseIdle, 0
+		cp.Status.Phase, cp.Status.DesiredNodes, cp.Status.Pools = multiclusterv1alpha1.PhaseIdle, 0, nil
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonNoCluster, "no cloud cluster: the member clusters hold every replica")
 	} else {
-		if cp.Status.DesiredNodes == 0 {
+		if spec.Workers() == 0 && len(spec.Pools) > 0 {
 			// A cluster that exists without a recorded request (the status
 			// patch was lost to a restart) is adopted as it is.
-			cp.Status.DesiredNodes = max(st.Workers, cp.Spec.MinNodes, 1)
-			spec.Workers = cp.Status.DesiredNodes
+			adopt(&spec, st, max(cp.Spec.MinNodes, 1))
 		}
-		// Re-assert the worker count while the backend does not report
-		// it, so that a lost request (or a restart between two calls)
+		recordPools(cp, spec, st)
+		// Re-assert the worker counts while the backend does not report
+		// them, so that a lost request (or a restart between two calls)
 		// converges without writing to the backend every period.
-		if !st.Ready || st.Workers != spec.Workers {
+		if !st.Ready || !reported(spec, st) {
 			if err := backend.Ensure(ctx, spec); err != nil {
 				return fmt.Errorf("failed to ensure cloud cluster %q: %w", spec.Name, err)
 			}
@@ -167,8 +174,11 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		}
 		r.setPhase(cp, st)
 	}
-	obs, err := r.observe(ctx, cp, st)
+	obs, err := r.observe(ctx, cp, st, spec, flavors)
 	if err != nil {
+		return err
+	}
+	if err := r.continueDrains(ctx, cp, backend, &spec, st, obs); err != nil {
 		return err
 	}
 	if !r.settled() {
@@ -176,13 +186,49 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		// went: their unplaced counts may be stale.
 		return nil
 	}
-	p := r.provisioner(cp)
+	p := r.provisioner(cp, flavors)
 	d := p.Decide(obs)
+	if d.Action == provision.RemoveNodes && r.draining(cp.UID) {
+		// One node is drained at a time.
+		return nil
+	}
 	cp.Status.EmptySince = nil
 	if t := p.IdleSince(); !t.IsZero() && obs.Cloud != nil {
 		cp.Status.EmptySince = &metav1.Time{Time: t}
 	}
-	return r.act(ctx, cp, backend, spec, d)
+	return r.act(ctx, cp, backend, spec, st, obs, d)
+}
+
+// adopt gives the pools of a cluster that exists without a recorded
+// request the workers the backend reports, and the first pool at least
+// minNodes.
+func adopt(spec *cloud.Spec, st cloud.Status, minNodes int32) {
+	for i := range spec.Pools {
+		for _, ps := range st.Pools {
+			if ps.Name == spec.Pools[i].Name {
+				spec.Pools[i].Workers = ps.Workers
+			}
+		}
+	}
+	if spec.Workers() < minNodes {
+		spec.Pools[0].Workers += minNodes - spec.Workers()
+	}
+}
+
+// reported says whether the backend reports the worker counts spec asks
+// for, per pool when it reports pools.
+func reported(spec cloud.Spec, st cloud.Status) bool {
+	if st.Workers != spec.Workers() {
+		return false
+	}
+	for _, ps := range st.Pools {
+		for _, p := range spec.Pools {
+			if p.Name == ps.Name && p.Workers != ps.Workers {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // settleTime is how long after a member came, went or changed readiness
@@ -227,12 +273,12 @@ func (r *Reconciler) setPhase(cp *multiclusterv1alpha1.CloudProvisioner, st clou
 
 // provisioner returns cp's decision history, restoring what the status
 // recorded when the controller has just started.
-func (r *Reconciler) provisioner(cp *multiclusterv1alpha1.CloudProvisioner) *provision.Provisioner {
+func (r *Reconciler) provisioner(cp *multiclusterv1alpha1.CloudProvisioner, flavors []provision.Flavor) *provision.Provisioner {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.provisioners[cp.UID]
-	if !ok || p.Config().Mode != provision.Mode(cp.Spec.Mode) || !sameSize(p.Config(), cp) {
-		p = provision.New(config(cp, r.Period))
+	if !ok || !sameConfig(p.Config(), cp, flavors) {
+		p = provision.New(config(cp, flavors, r.Period))
 		if t := cp.Status.EmptySince; t != nil {
 			p.Restore(t.Time)
 		}
@@ -244,6 +290,7 @@ func (r *Reconciler) provisioner(cp *multiclusterv1alpha1.CloudProvisioner) *pro
 func (r *Reconciler) forget(uid types.UID) {
 	r.mu.Lock()
 	delete(r.provisioners, uid)
+	delete(r.drains, uid)
 	r.mu.Unlock()
 }
 

@@ -35,7 +35,7 @@ func (r *Reconciler) deprovision(ctx context.Context, cp *multiclusterv1alpha1.C
 		}
 	}
 	r.Recorder.Eventf(cp, nil, "Normal", "Deprovisioned", "RemoveCluster", "cloud cluster %q is gone", spec.Name)
-	cp.Status.Phase, cp.Status.DesiredNodes, cp.Status.Nodes, cp.Status.ReadyNodes = multiclusterv1alpha1.PhaseIdle, 0, 0, 0
+	cp.Status.Phase, cp.Status.DesiredNodes, cp.Status.Nodes, cp.Status.ReadyNodes, cp.Status.Pools = multiclusterv1alpha1.PhaseIdle, 0, 0, 0, nil
 	cp.Status.EmptySince, cp.Status.ProvisionedTime = nil, nil
 	r.forget(cp.UID)
 	setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonNoCluster, "no cloud cluster: the member clusters hold every replica")
@@ -49,7 +49,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cp *multiclusterv1alph
 		return ctrl.Result{}, nil
 	}
 	if backend, ok := r.Backends[cp.Spec.Backend]; ok {
-		spec, err := r.cloudSpec(ctx, cp)
+		spec, _, err := r.cloudSpec(ctx, cp)
 		if err != nil {
 			// The credentials are needed to remove a real cloud cluster.
 			return ctrl.Result{}, fmt.Errorf("failed to remove the cloud cluster of deleted CloudProvisioner %s/%s: %w", cp.Namespace, cp.Name, err)

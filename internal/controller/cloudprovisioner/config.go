@@ -1,14 +1,24 @@
 package cloudprovisioner
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 )
+
+// errInvalidSpec is returned, wrapped with the fields at fault, for a
+// CloudProvisioner whose spec cannot be acted on; it is reported in the
+// Ready condition and not retried until the spec changes.
+var errInvalidSpec = errors.New("invalid CloudProvisioner spec")
 
 // The provisioner's settings that the CloudProvisioner does not expose.
 const (
@@ -18,29 +28,74 @@ const (
 	// scaleDownUtilization is the Kubernetes cluster autoscaler's default.
 	scaleDownUtilization = 0.5
 	// targetUtilization and trendWindow drive the predictive mode.
-	targetUtilization = 0.7
+	targetUtilization = 0.85
 	trendWindow       = 10 * time.Minute
 	// defaultClusterDelay and defaultNodeDelay are the lead times the
 	// predictive mode assumes until one provisioning has been measured
 	// (seed 001 measured minutes on OpenStack).
 	defaultClusterDelay = 5 * time.Minute
 	defaultNodeDelay    = 2 * time.Minute
+	// drainTimeout is how long a consolidated node's pods may take to be
+	// evicted, PodDisruptionBudgets permitting, before the node is given
+	// back.
+	drainTimeout = 10 * time.Minute
 )
 
-// flavor is the one machine size cp provisions.
-func flavor(cp *multiclusterv1alpha1.CloudProvisioner) provision.Flavor {
-	name := cp.Spec.NodeSize.Flavor
-	if name == "" {
-		name = cp.Spec.NodeSize.CPU.String() + "-" + cp.Spec.NodeSize.Memory.String()
+// pools are cp's node pools: its flavors, or the one pool of nodeSize
+// (cloud.DefaultPool) for a CloudProvisioner written before flavors. The
+// error names the field at fault and what would be valid.
+func pools(cp *multiclusterv1alpha1.CloudProvisioner) ([]cloud.Pool, []provision.Flavor, error) {
+	var errs field.ErrorList
+	var ps []cloud.Pool
+	var fs []provision.Flavor
+	add := func(path *field.Path, name, instanceType string, f multiclusterv1alpha1.CloudFlavor) {
+		if f.CPU.Sign() <= 0 {
+			errs = append(errs, field.Invalid(path.Child("cpu"), f.CPU.String(), "must be positive, such as 4 or 3500m"))
+		}
+		if f.Memory.Sign() <= 0 {
+			errs = append(errs, field.Invalid(path.Child("memory"), f.Memory.String(), "must be positive, such as 16Gi"))
+		}
+		price := 0.0
+		if f.PricePerHour != "" {
+			var err error
+			if price, err = strconv.ParseFloat(f.PricePerHour, 64); err != nil || price < 0 {
+				errs = append(errs, field.Invalid(path.Child("pricePerHour"), f.PricePerHour, "must be a decimal of at least 0, such as 0.16"))
+			}
+		}
+		pods := int64(f.Pods)
+		if pods <= 0 {
+			pods = podsPerNode
+		}
+		ps = append(ps, cloud.Pool{Name: name, Flavor: instanceType, NodeCPU: f.CPU, NodeMemory: f.Memory})
+		fs = append(fs, provision.Flavor{Name: name, PricePerHour: price, Allocatable: placement.Resources{
+			MilliCPU: f.CPU.MilliValue(), Memory: f.Memory.Value(), Pods: pods,
+		}})
 	}
-	return provision.Flavor{Name: name, Allocatable: placement.Resources{
-		MilliCPU: cp.Spec.NodeSize.CPU.MilliValue(), Memory: cp.Spec.NodeSize.Memory.Value(), Pods: podsPerNode,
-	}}
+	switch s := cp.Spec; {
+	case s.NodeSize != nil && len(s.Flavors) > 0:
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "flavors"), "set either nodeSize (one flavor) or flavors, not both"))
+	case s.NodeSize != nil:
+		add(field.NewPath("spec", "nodeSize"), cloud.DefaultPool, s.NodeSize.Flavor, multiclusterv1alpha1.CloudFlavor{CPU: s.NodeSize.CPU, Memory: s.NodeSize.Memory})
+	case len(s.Flavors) == 0:
+		errs = append(errs, field.Required(field.NewPath("spec", "flavors"), "at least one flavor (name, cpu, memory, pricePerHour), or nodeSize"))
+	default:
+		for _, f := range s.Flavors {
+			instanceType := f.InstanceType
+			if instanceType == "" {
+				instanceType = f.Name
+			}
+			add(field.NewPath("spec", "flavors").Key(f.Name), f.Name, instanceType, f)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, fmt.Errorf("%w: %w", errInvalidSpec, errs.ToAggregate())
+	}
+	return ps, fs, nil
 }
 
 // config is the provision.Config for cp. The cluster lead time is the last
 // measured provisioning when there is one.
-func config(cp *multiclusterv1alpha1.CloudProvisioner, period time.Duration) provision.Config {
+func config(cp *multiclusterv1alpha1.CloudProvisioner, flavors []provision.Flavor, period time.Duration) provision.Config {
 	clusterDelay := defaultClusterDelay
 	if s, t := cp.Status.ProvisioningStartedTime, cp.Status.ProvisionedTime; s != nil && t != nil && t.After(s.Time) {
 		clusterDelay = t.Sub(s.Time)
@@ -51,7 +106,7 @@ func config(cp *multiclusterv1alpha1.CloudProvisioner, period time.Duration) pro
 	}
 	return provision.Config{
 		Mode:                 mode,
-		Flavors:              []provision.Flavor{flavor(cp)},
+		Flavors:              flavors,
 		MinNodes:             int(max(cp.Spec.MinNodes, 1)),
 		MaxNodes:             int(max(cp.Spec.MaxNodes, cp.Spec.MinNodes, 1)),
 		ClusterDelay:         clusterDelay,
@@ -65,12 +120,21 @@ func config(cp *multiclusterv1alpha1.CloudProvisioner, period time.Duration) pro
 	}
 }
 
-// sameSize reports whether cfg still matches cp's spec, so that a changed
-// spec starts a new decision history.
-func sameSize(cfg provision.Config, cp *multiclusterv1alpha1.CloudProvisioner) bool {
-	want := config(cp, cfg.Period)
-	a, b := cfg.Flavors[0], want.Flavors[0]
-	return a.Name == b.Name && a.Allocatable.MilliCPU == b.Allocatable.MilliCPU && a.Allocatable.Memory == b.Allocatable.Memory && cfg.MinNodes == want.MinNodes && cfg.MaxNodes == want.MaxNodes &&
+// sameConfig reports whether cfg still matches what cp's spec asks for, so
+// that a changed spec starts a new decision history.
+func sameConfig(cfg provision.Config, cp *multiclusterv1alpha1.CloudProvisioner, flavors []provision.Flavor) bool {
+	want := config(cp, flavors, cfg.Period)
+	if len(cfg.Flavors) != len(want.Flavors) {
+		return false
+	}
+	for i := range cfg.Flavors {
+		a, b := cfg.Flavors[i], want.Flavors[i]
+		if a.Name != b.Name || a.PricePerHour != b.PricePerHour || a.Allocatable.MilliCPU != b.Allocatable.MilliCPU ||
+			a.Allocatable.Memory != b.Allocatable.Memory || a.Allocatable.Pods != b.Allocatable.Pods {
+			return false
+		}
+	}
+	return cfg.Mode == want.Mode && cfg.MinNodes == want.MinNodes && cfg.MaxNodes == want.MaxNodes &&
 		cfg.ScaleDownDelay == want.ScaleDownDelay && cfg.DeprovisionDelay == want.DeprovisionDelay
 }
 

@@ -12,6 +12,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/provision"
 )
 
 // kubeconfigKey is the key of the joined cluster's kubeconfig in its Secret.
@@ -22,19 +23,32 @@ const kubeconfigKey = "kubeconfig"
 // same namespace.
 func secretName(cluster string) string { return cluster + "-member-kubeconfig" }
 
-// cloudSpec is what cp asks of its backend, with the worker count last
-// asked for.
-func (r *Reconciler) cloudSpec(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner) (cloud.Spec, error) {
+// cloudSpec is what cp asks of its backend: its node pools, each with the
+// worker count last asked for (a status written before node pools has
+// only the total, which is the one pool's), and the flavors the
+// provisioner chooses from.
+func (r *Reconciler) cloudSpec(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner) (cloud.Spec, []provision.Flavor, error) {
+	ps, flavors, err := pools(cp)
+	if err != nil {
+		return cloud.Spec{}, nil, err
+	}
+	desired := map[string]int32{}
+	for _, p := range cp.Status.Pools {
+		desired[p.Name] = p.DesiredNodes
+	}
+	if len(cp.Status.Pools) == 0 && len(ps) == 1 {
+		desired[ps[0].Name] = cp.Status.DesiredNodes
+	}
+	for i := range ps {
+		ps[i].Workers = desired[ps[i].Name]
+	}
 	spec := cloud.Spec{
 		Name:       string(cp.Spec.CloudClusterName),
 		Namespace:  cp.Namespace,
 		Provider:   string(cp.Spec.Provider),
 		Region:     cp.Spec.Region,
 		FloatingIP: cp.Spec.FloatingIP,
-		Flavor:     cp.Spec.NodeSize.Flavor,
-		NodeCPU:    cp.Spec.NodeSize.CPU,
-		NodeMemory: cp.Spec.NodeSize.Memory,
-		Workers:    cp.Status.DesiredNodes,
+		Pools:      ps,
 		Labels:     map[string]string{multiclusterv1alpha1.LabelCloudProvisioner: cp.Name},
 	}
 	if ref := cp.Spec.CredentialsSecretRef; ref != nil {
@@ -43,14 +57,30 @@ func (r *Reconciler) cloudSpec(ctx context.Context, cp *multiclusterv1alpha1.Clo
 			ns = cp.Namespace
 		}
 		if ns != cp.Namespace {
-			return spec, fmt.Errorf("spec.credentialsSecretRef.namespace %q: the credentials Secret must be in the CloudProvisioner's namespace %q", ns, cp.Namespace)
+			return spec, flavors, fmt.Errorf("spec.credentialsSecretRef.namespace %q: the credentials Secret must be in the CloudProvisioner's namespace %q", ns, cp.Namespace)
 		}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &corev1.Secret{}); err != nil {
-			return spec, fmt.Errorf("failed to read the credentials Secret %s/%s named by spec.credentialsSecretRef: %w", ns, ref.Name, err)
+			return spec, flavors, fmt.Errorf("failed to read the credentials Secret %s/%s named by spec.credentialsSecretRef: %w", ns, ref.Name, err)
 		}
 		spec.CredentialsSecret = ref.Name
 	}
-	return spec, nil
+	return spec, flavors, nil
+}
+
+// recordPools writes the worker counts asked of the backend to cp's
+// status, per pool and in total.
+func recordPools(cp *multiclusterv1alpha1.CloudProvisioner, spec cloud.Spec, st cloud.Status) {
+	byName := map[string]cloud.PoolStatus{}
+	for _, p := range st.Pools {
+		byName[p.Name] = p
+	}
+	cp.Status.Pools = nil
+	for _, p := range spec.Pools {
+		cp.Status.Pools = append(cp.Status.Pools, multiclusterv1alpha1.NodePoolStatus{
+			Name: p.Name, DesiredNodes: p.Workers, Nodes: byName[p.Name].Workers, ReadyNodes: byName[p.Name].ReadyWorkers,
+		})
+	}
+	cp.Status.DesiredNodes = spec.Workers()
 }
 
 // join writes the cloud cluster's kubeconfig to a Secret and makes it a

@@ -59,34 +59,35 @@ func (b *apiServerBackend) Ensure(ctx context.Context, spec cloud.Spec) error {
 		b.clusters[spec.Name] = c
 		b.created++
 	}
-	var nodes corev1.NodeList
-	if err := c.Client.List(ctx, &nodes); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(nodes.Items))
-	for _, n := range nodes.Items {
-		names = append(names, n.Name)
-	}
-	// Named nodes go first, then the newest.
-	sort.Slice(names, func(i, j int) bool {
-		ri, rj := slices.Contains(spec.Remove, names[i]), slices.Contains(spec.Remove, names[j])
-		if ri != rj {
-			return ri
-		}
-		return names[i] > names[j]
-	})
-	for i := 0; len(names)-i > int(spec.Workers); i++ {
-		if err := c.Client.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: names[i]}}); err != nil && !apierrors.IsNotFound(err) {
+	for _, p := range spec.Pools {
+		var nodes corev1.NodeList
+		if err := c.Client.List(ctx, &nodes, client.MatchingLabels{multiclusterv1alpha1.LabelNodePool: p.Name}); err != nil {
 			return err
 		}
-		b.removed = append(b.removed, names[i])
-	}
-	for i := len(names); i < int(spec.Workers); i++ {
-		b.workers[spec.Name]++
-		name := fmt.Sprintf("%s-worker-%d", spec.Name, b.workers[spec.Name])
-		names = append(names, name)
-		if err := addNode(ctx, c.Client, name, spec.NodeCPU, spec.NodeMemory); err != nil {
-			return err
+		names := make([]string, 0, len(nodes.Items))
+		for _, n := range nodes.Items {
+			names = append(names, n.Name)
+		}
+		// Named nodes go first, then the newest.
+		sort.Slice(names, func(i, j int) bool {
+			ri, rj := slices.Contains(p.Remove, names[i]), slices.Contains(p.Remove, names[j])
+			if ri != rj {
+				return ri
+			}
+			return names[i] > names[j]
+		})
+		for i := 0; len(names)-i > int(p.Workers); i++ {
+			if err := c.Client.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: names[i]}}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			b.removed = append(b.removed, names[i])
+		}
+		for i := len(names); i < int(p.Workers); i++ {
+			b.workers[spec.Name]++
+			name := fmt.Sprintf("%s-worker-%d", spec.Name, b.workers[spec.Name])
+			if err := addNode(ctx, c.Client, name, p.NodeCPU, p.NodeMemory, map[string]string{multiclusterv1alpha1.LabelNodePool: p.Name}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -104,7 +105,18 @@ func (b *apiServerBackend) Status(ctx context.Context, spec cloud.Spec) (cloud.S
 		return cloud.Status{}, err
 	}
 	n := int32(len(nodes.Items))
-	return cloud.Status{Exists: true, Ready: true, Kubeconfig: c.Kubeconfig, Workers: n, ReadyWorkers: n}, nil
+	st := cloud.Status{Exists: true, Ready: true, Kubeconfig: c.Kubeconfig, Workers: n, ReadyWorkers: n}
+	for _, p := range spec.Pools {
+		ps := cloud.PoolStatus{Name: p.Name}
+		for _, node := range nodes.Items {
+			if node.Labels[multiclusterv1alpha1.LabelNodePool] == p.Name {
+				ps.Workers++
+				ps.ReadyWorkers++
+			}
+		}
+		st.Pools = append(st.Pools, ps)
+	}
+	return st, nil
 }
 
 func (b *apiServerBackend) Delete(_ context.Context, spec cloud.Spec) error {
@@ -124,8 +136,8 @@ func (b *apiServerBackend) cluster(name string) (*testenv.Cluster, int) {
 	return b.clusters[name], b.created
 }
 
-func addNode(ctx context.Context, c client.Client, name string, cpu, memory resource.Quantity) error {
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+func addNode(ctx context.Context, c client.Client, name string, cpu, memory resource.Quantity, labels map[string]string) error {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	if err := c.Create(ctx, n); err != nil {
 		return err
 	}
@@ -161,7 +173,7 @@ func setup(t *testing.T) *harness {
 		}
 	}
 	m := env.Members[0]
-	if err := addNode(ctx, m.Client, "cluster1-node1", resource.MustParse("4"), resource.MustParse("16Gi")); err != nil {
+	if err := addNode(ctx, m.Client, "cluster1-node1", resource.MustParse("4"), resource.MustParse("16Gi"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.mgmt.Create(ctx, m.KubeconfigSecret("meridian-system", "cluster1")); err != nil {
