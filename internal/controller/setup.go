@@ -117,11 +117,12 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
 	if err := (&multiclusterjob.Reconciler{
-		Client:      mgr.GetClient(),
-		Inventory:   inv,
-		Framework:   fw,
-		Assumptions: assumptions,
-		Recorder:    mgr.GetEventRecorder("meridian-placement"),
+		Client:       mgr.GetClient(),
+		Inventory:    inv,
+		Framework:    fw,
+		Assumptions:  assumptions,
+		Recorder:     mgr.GetEventRecorder("meridian-placement"),
+		PendingGrace: opts.PendingGrace,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}

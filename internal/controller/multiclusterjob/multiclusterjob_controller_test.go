@@ -95,3 +95,52 @@ func TestJobIsDividedRunsAndCompletes(t *testing.T) {
 	}
 	testenv.Eventually(t, 30*time.Second, "member Jobs removed", func() string { return cmp.Diff(map[string]string{}, memberJobs(t, clients)) })
 }
+
+// TestUnschedulableJobMovesElsewhere: a member Job none of whose pods can
+// be scheduled (for a reason the snapshot does not show) is moved, whole,
+// to the nearest cluster with room once the pending grace period is over.
+func TestUnschedulableJobMovesElsewhere(t *testing.T) {
+	mgmt, clients := setup(t)
+	mcj := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{Name: "render", Namespace: "batch"}}
+	mcj.Spec.Parallelism = ptr.To[int32](2)
+	mcj.Spec.Completions = ptr.To[int32](2)
+	mcj.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	mcj.Spec.Template.Spec.Containers = []corev1.Container{{Name: "frame", Image: "registry.k8s.io/pause:3.10",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
+	mcj.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{"cluster1"}
+	mcj.Spec.Placement.Substitution = &multiclusterv1alpha1.Substitution{Enabled: true}
+	if err := mgmt.Create(t.Context(), mcj); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "member Job in cluster1", func() string {
+		return cmp.Diff(map[string]string{"cluster1": "2/2"}, memberJobs(t, clients))
+	})
+
+	// cluster1's job controller makes the pods; its scheduler binds none.
+	for i := range 2 {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("render-%d", i), Namespace: "batch", Labels: map[string]string{
+			multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian, multiclusterv1alpha1.LabelOwnerKind: "MultiClusterJob",
+			multiclusterv1alpha1.LabelOwnerNamespace: "batch", multiclusterv1alpha1.LabelOwnerName: "render",
+		}}}
+		p.Spec.Containers = []corev1.Container{{Name: "frame", Image: "registry.k8s.io/pause:3.10"}}
+		if err := clients["cluster1"].Create(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			LastTransitionTime: metav1.Now(), Message: "0/1 nodes are available: 1 node(s) had untolerated taint."}}
+		if err := clients["cluster1"].Status().Update(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Eventually(t, 30*time.Second, "member Job moved to cluster3", func() string {
+		return cmp.Diff(map[string]string{"cluster3": "2/2"}, memberJobs(t, clients))
+	})
+	testenv.Eventually(t, 30*time.Second, "status", func() string {
+		got := &multiclusterv1alpha1.MultiClusterJob{}
+		if err := mgmt.Get(t.Context(), client.ObjectKeyFromObject(mcj), got); err != nil {
+			return err.Error()
+		}
+		return cmp.Diff("cluster3=2", got.Status.Summary)
+	})
+}

@@ -50,7 +50,7 @@ func setup(t *testing.T) (client.Client, map[string]client.Client) {
 		}
 	}
 	env.StartManager(t, func(mgr ctrl.Manager) error {
-		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond})
+		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond, PendingGrace: time.Second})
 		return err
 	})
 	testenv.Eventually(t, 30*time.Second, "members Ready", func() string {

@@ -1,0 +1,87 @@
+package multiclusterjob
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// report sums the member Jobs into status and sets Complete or Failed when
+// every member Job has finished.
+func (r *Reconciler) report(mcj *multiclusterv1alpha1.MultiClusterJob, members map[string]*memberJob) {
+	st := &mcj.Status
+	st.Active, st.Succeeded, st.Failed = 0, 0, 0
+	st.Summary = summary(mcj)
+	wanted, done, failed := 0, 0, 0
+	var last *metav1.Time
+	for _, c := range st.Clusters {
+		if c.Replicas == 0 {
+			continue
+		}
+		wanted++
+		mj := members[string(c.Name)]
+		if mj == nil || mj.job == nil {
+			continue
+		}
+		st.Active += mj.job.Status.Active
+		st.Succeeded += mj.job.Status.Succeeded
+		st.Failed += mj.job.Status.Failed
+		if t := mj.job.Status.StartTime; t != nil && (st.StartTime == nil || t.Before(st.StartTime)) {
+			st.StartTime = t.DeepCopy()
+		}
+		if mj.done {
+			done++
+			if t := mj.job.Status.CompletionTime; t != nil && (last == nil || last.Before(t)) {
+				last = t
+			}
+		}
+		if mj.fail {
+			failed++
+		}
+	}
+	for i := range st.Clusters {
+		if mj := members[string(st.Clusters[i].Name)]; mj != nil && mj.job != nil {
+			st.Clusters[i].ReadyReplicas = mj.job.Status.Active
+		}
+	}
+	switch {
+	case failed > 0:
+		setCondition(mcj, multiclusterv1alpha1.ConditionFailed, true, "MemberJobFailed", fmt.Sprintf("%d of %d member Jobs failed", failed, wanted))
+	case wanted > 0 && done == wanted:
+		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, true, "AllMemberJobsComplete", fmt.Sprintf("%d member Jobs complete, %d pods succeeded", wanted, st.Succeeded))
+		if last != nil {
+			st.CompletionTime = last.DeepCopy()
+		}
+	default:
+		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, false, "Running", fmt.Sprintf("%d of %d member Jobs finished", done, wanted))
+	}
+}
+
+func summary(mcj *multiclusterv1alpha1.MultiClusterJob) string {
+	per := map[string]int32{}
+	for _, c := range mcj.Status.Clusters {
+		if c.Replicas > 0 {
+			per[string(c.Name)] = c.Replicas
+		}
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(per)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", name, per[name]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func setCondition(mcj *multiclusterv1alpha1.MultiClusterJob, kind string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&mcj.Status.Conditions, metav1.Condition{Type: kind, Status: status, Reason: reason, Message: msg, ObservedGeneration: mcj.Generation})
+}
+

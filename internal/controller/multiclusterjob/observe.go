@@ -1,0 +1,99 @@
+package multiclusterjob
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/propagation"
+)
+
+// memberJob is what one member shows of the job: what the decision reads,
+// and the member Job itself.
+type memberJob struct {
+	decide.JobMember
+	client client.Client
+	// job is the member Job Meridian made, or nil.
+	job  *batchv1.Job
+	done bool // Complete or Failed
+	fail bool
+}
+
+// observe reads, in every connected member, the member Job Meridian made
+// for mcj and its pods. The Job is read from the member's API server, not
+// a cache: a Job created by the last pass must be seen by this one, or its
+// share would be placed twice.
+func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob) (map[string]*memberJob, error) {
+	out := map[string]*memberJob{}
+	owner := propagation.OwnerOfJob(mcj)
+	readiness := r.Inventory.Readiness()
+	for _, name := range r.Inventory.Members() {
+		m, ok := r.Inventory.Member(name)
+		if !ok {
+			continue
+		}
+		mj := &memberJob{client: m.Client}
+		mj.Ready = readiness[name]
+		out[name] = mj
+		j := &batchv1.Job{}
+		err := m.APIReader.Get(ctx, client.ObjectKeyFromObject(mcj), j)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("failed to read Job in member %q: %w", name, err)
+		}
+		if o, ok := propagation.OwnerOf(j); !ok || o.Kind != Kind || (o.UID != "" && o.UID != owner.UID) {
+			continue
+		}
+		mj.job, mj.Exists = j, true
+		if j.Spec.Parallelism != nil {
+			mj.Parallelism = *j.Spec.Parallelism
+		}
+		mj.Completions, mj.Succeeded = j.Spec.Completions, j.Status.Succeeded
+		for _, c := range j.Status.Conditions {
+			if c.Status == corev1.ConditionTrue && (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) {
+				mj.done, mj.fail = true, c.Type == batchv1.JobFailed
+			}
+		}
+		if err := observePods(ctx, mj, m.Client, mcj.Namespace, owner); err != nil {
+			return nil, fmt.Errorf("failed to list the pods of Job %s in member %q: %w", mcj.Name, name, err)
+		}
+	}
+	return out, nil
+}
+
+// observePods counts the member Job's pods running and those the member's
+// scheduler found no node for.
+func observePods(ctx context.Context, mj *memberJob, c client.Reader, namespace string, owner propagation.Owner) error {
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.InNamespace(namespace), owner.Selector()); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			mj.Running++
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+				if mj.Pending == 0 || c.LastTransitionTime.Before(&metav1.Time{Time: mj.PendingSince}) {
+					mj.PendingSince = c.LastTransitionTime.Time
+				}
+				mj.Pending++
+			}
+		}
+	}
+	return nil
+}
