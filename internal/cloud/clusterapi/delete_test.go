@@ -63,7 +63,7 @@ func (s *suite) testDeleteWithClusterAPI(t *testing.T) {
 	if diff := cmp.Diff(want, s.existing(t, ns, objects)); diff != "" {
 		t.Errorf("objects while Cluster API deletes (-want +got):\n%s", diff)
 	}
-	want2 := cloud.Status{Exists: true, Message: "Cluster " + ns + "/cloud1 is being deleted"}
+	want2 := cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "Cluster " + ns + "/cloud1 is being deleted"}
 	if diff := cmp.Diff(want2, s.status(t, spec)); diff != "" {
 		t.Errorf("Status while Cluster API deletes (-want +got):\n%s", diff)
 	}

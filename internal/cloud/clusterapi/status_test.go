@@ -38,7 +38,7 @@ func (s *suite) testStatus(t *testing.T) {
 		want cloud.Status
 	}{{
 		name: "just written",
-		want: cloud.Status{Exists: true, Message: "waiting for the infrastructure (OpenStackCluster " + ns + "/cloud1)"},
+		want: cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "waiting for the infrastructure (OpenStackCluster " + ns + "/cloud1)"},
 	}, {
 		name: "infrastructure not ready",
 		act: setCluster(func(cl *clusterv1.Cluster) {
@@ -46,7 +46,7 @@ func (s *suite) testStatus(t *testing.T) {
 				condition(clusterv1.ClusterInfrastructureReadyCondition, metav1.ConditionFalse, clusterv1.NotReadyReason, "* NetworkReady: creating the network"),
 			}
 		}),
-		want: cloud.Status{Exists: true, Message: "waiting for the infrastructure (OpenStackCluster " + ns + "/cloud1): * NetworkReady: creating the network"},
+		want: cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "waiting for the infrastructure (OpenStackCluster " + ns + "/cloud1): * NetworkReady: creating the network"},
 	}, {
 		name: "infrastructure provisioned",
 		act: setCluster(func(cl *clusterv1.Cluster) {
@@ -56,7 +56,7 @@ func (s *suite) testStatus(t *testing.T) {
 				condition(clusterv1.ClusterControlPlaneInitializedCondition, metav1.ConditionFalse, clusterv1.ClusterControlPlaneNotInitializedReason, "Control plane not yet initialized"),
 			}
 		}),
-		want: cloud.Status{Exists: true, Message: "waiting for the control plane (KubeadmControlPlane " + ns + "/cloud1-control-plane): Control plane not yet initialized"},
+		want: cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "waiting for the control plane (KubeadmControlPlane " + ns + "/cloud1-control-plane): Control plane not yet initialized"},
 	}, {
 		name: "control plane initialized",
 		act: setCluster(func(cl *clusterv1.Cluster) {
@@ -66,7 +66,7 @@ func (s *suite) testStatus(t *testing.T) {
 				condition(clusterv1.ClusterControlPlaneInitializedCondition, metav1.ConditionTrue, clusterv1.ClusterControlPlaneInitializedReason, ""),
 			}
 		}),
-		want: cloud.Status{Exists: true, Message: "waiting for the kubeconfig Secret " + ns + "/cloud1-kubeconfig"},
+		want: cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "waiting for the kubeconfig Secret " + ns + "/cloud1-kubeconfig"},
 	}, {
 		name: "kubeconfig written",
 		act: func(t *testing.T) {
@@ -79,15 +79,15 @@ func (s *suite) testStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Message: "waiting for workers: 0 of 2 ready"},
+		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool}}, Message: "waiting for workers: 0 of 2 ready"},
 	}, {
 		name: "workers created",
 		act:  setWorkers(2, 1),
-		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Workers: 2, ReadyWorkers: 1, Message: "waiting for workers: 1 of 2 ready"},
+		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Workers: 2, ReadyWorkers: 1, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool, Workers: 2, ReadyWorkers: 1}}, Message: "waiting for workers: 1 of 2 ready"},
 	}, {
 		name: "workers ready",
 		act:  setWorkers(2, 2),
-		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Workers: 2, ReadyWorkers: 2},
+		want: cloud.Status{Exists: true, Ready: true, Kubeconfig: kubeconfig, Workers: 2, ReadyWorkers: 2, Pools: []cloud.PoolStatus{{Name: cloud.DefaultPool, Workers: 2, ReadyWorkers: 2}}},
 	}} {
 		t.Run(step.name, func(t *testing.T) {
 			if step.act != nil {

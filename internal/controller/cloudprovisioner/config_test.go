@@ -1,0 +1,93 @@
+package cloudprovisioner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+func TestPools(t *testing.T) {
+	flavor := func(name, cpu, price string) multiclusterv1alpha1.CloudFlavor {
+		return multiclusterv1alpha1.CloudFlavor{Name: name, CPU: resource.MustParse(cpu), Memory: resource.MustParse("8Gi"), PricePerHour: price}
+	}
+	tests := []struct {
+		name    string
+		spec    multiclusterv1alpha1.CloudProvisionerSpec
+		want    []string
+		wantErr string
+	}{
+		{
+			name: "nodeSize is the one pool 0",
+			spec: multiclusterv1alpha1.CloudProvisionerSpec{NodeSize: &multiclusterv1alpha1.NodeSize{Flavor: "m1.large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}},
+			want: []string{"0 m1.large 4 0.00/h"},
+		},
+		{
+			name: "flavors are pools, the instance type defaulting to the name",
+			spec: multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "0.08"), flavor("large", "8", "0.32")}},
+			want: []string{"small small 2 0.08/h", "large large 8 0.32/h"},
+		},
+		{
+			name:    "both",
+			spec:    multiclusterv1alpha1.CloudProvisionerSpec{NodeSize: &multiclusterv1alpha1.NodeSize{CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}, Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "")}},
+			wantErr: "invalid CloudProvisioner spec: spec.flavors: Forbidden: set either nodeSize (one flavor) or flavors, not both",
+		},
+		{
+			name:    "neither",
+			wantErr: "invalid CloudProvisioner spec: spec.flavors: Required value: at least one flavor (name, cpu, memory, pricePerHour), or nodeSize",
+		},
+		{
+			name:    "a flavor without CPU and a bad price",
+			spec:    multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "0", "cheap")}},
+			wantErr: `invalid CloudProvisioner spec: [spec.flavors[small].cpu: Invalid value: "0": must be positive, such as 4 or 3500m, spec.flavors[small].pricePerHour: Invalid value: "cheap": must be a decimal of at least 0, such as 0.16]`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, fs, err := pools(&multiclusterv1alpha1.CloudProvisioner{Spec: tc.spec})
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			var got []string
+			for i, p := range ps {
+				got = append(got, p.Name+" "+p.Flavor+" "+resource.NewMilliQuantity(fs[i].Allocatable.MilliCPU, resource.DecimalSI).String()+" "+formatPrice(fs[i].PricePerHour))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func formatPrice(p float64) string { return fmt.Sprintf("%.2f/h", p) }
+
+func TestJobAsked(t *testing.T) {
+	tests := []struct {
+		name                                string
+		parallelism, completions, succeeded *int32
+		want                                int32
+	}{
+		{name: "defaults: one pod", want: 1},
+		{name: "parallelism without completions", parallelism: ptr.To[int32](4), want: 4},
+		{name: "completions left below parallelism", parallelism: ptr.To[int32](4), completions: ptr.To[int32](10), succeeded: ptr.To[int32](8), want: 2},
+		{name: "done", parallelism: ptr.To[int32](4), completions: ptr.To[int32](10), succeeded: ptr.To[int32](10), want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &multiclusterv1alpha1.MultiClusterJob{}
+			j.Spec.Parallelism, j.Spec.Completions = tc.parallelism, tc.completions
+			j.Status.Succeeded = ptr.Deref(tc.succeeded, 0)
+			if diff := cmp.Diff(tc.want, jobAsked(j)); diff != "" {
+				t.Errorf("jobAsked (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
