@@ -73,7 +73,7 @@ func TestSimErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown built-in", []string{"sim", "-s", "vi-z"}, `no built-in scenario "vi-z" (built-in: vi-b, vi-c, vi-d; or give a file path)`},
+		{"unknown built-in", []string{"sim", "-s", "vi-z"}, `no built-in scenario "vi-z" (built-in: heavy-tail, vi-b, vi-c, vi-d; or give a file path)`},
 		{"malformed file", []string{"sim", "-s", bad}, bad + ":3:1: clusterz: unknown field"},
 		{"format", []string{"sim", "--format", "xml"}, `invalid --format "xml": want table or json`},
 	}
@@ -96,7 +96,7 @@ func TestSimList(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
 		names = append(names, strings.Fields(l)[0])
 	}
-	if diff := cmp.Diff([]string{"vi-b", "vi-c", "vi-d"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"heavy-tail", "vi-b", "vi-c", "vi-d"}, names); diff != "" {
 		t.Errorf("sim list (-want +got):\n%s", diff)
 	}
 }
