@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -21,8 +22,9 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 		fmt.Errorf("not ready within the %v timeout", s.o.Timeout))
 	defer cancel()
 
+	sv := s.supervisor(cs)
 	began := time.Now()
-	if err := createCluster(ctx, s.l, cs, s.o.BinDir, s.kubectl, s.st.KubernetesVersion); err != nil {
+	if err := createCluster(ctx, s.l, cs, s.o.BinDir, s.kubectl, s.st.KubernetesVersion, sv.check); err != nil {
 		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
 	}
 	s.progress.report(cs.Name, StepStart, began, fmt.Sprintf("%s on %s", strings.Join(cs.Role.Components(), ", "), cs.server()))
@@ -37,10 +39,11 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 	}
 
 	began = time.Now()
-	if err := s.waitAPIReady(ctx, cs, cr); err != nil {
+	if err := s.waitAPIReady(ctx, sv, cr); err != nil {
 		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
 	}
-	if err := s.waitServiceAccount(ctx, cs, c); err != nil {
+	sv.apiReady()
+	if err := s.waitServiceAccount(ctx, sv, c); err != nil {
 		return nil, s.clusterError(ctx, cs, "kube-controller-manager", err)
 	}
 	s.progress.report(cs.Name, StepReady, began, "API server ready, controller manager working")
@@ -66,7 +69,7 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 			s.progress.report(cs.Name, StepNodes, began, fmt.Sprintf("%d nodes Ready (%s)", m.NodeCount(), strings.Join(pools, ", ")))
 		}
 		began = time.Now()
-		if err := waitMetricsAPI(ctx, cr); err != nil {
+		if err := waitMetricsAPI(ctx, sv, cr); err != nil {
 			return nil, s.clusterError(ctx, cs, MetricsServer, err)
 		}
 		s.progress.report(cs.Name, StepMetrics, began, fmt.Sprintf("metrics.k8s.io served by metrics-server, resolution %v", MetricResolution))
@@ -83,13 +86,36 @@ func (s *starter) profileCluster(name string) *ClusterProfile {
 	panic(fmt.Sprintf("cluster %q is not in profile %q", name, s.o.Profile.Name))
 }
 
+// supervisor returns the supervisor of one cluster's start, which
+// restarts its components with kwokctl and reports each restart as a
+// StepRestart.
+func (s *starter) supervisor(cs *clusterState) *supervisor {
+	policy := s.o.restarts
+	if policy == (restartPolicy{}) {
+		policy = defaultRestartPolicy
+	}
+	return &supervisor{
+		l:       s.l,
+		cluster: cs.Name,
+		policy:  policy,
+		clock:   clock.RealClock{},
+		start: func(ctx context.Context) error {
+			return startExited(ctx, s.l, cs.Name, s.o.BinDir, s.kubectl)
+		},
+		report: func(_ string, began time.Time, detail string) {
+			s.progress.report(cs.Name, StepRestart, began, detail)
+		},
+	}
+}
+
 func (s *starter) client(cr *credentials) (client.Client, error) {
 	return client.New(cr.restConfig(), client.Options{Scheme: Scheme()})
 }
 
 // clusterError turns a failed step into an error that names the cluster
-// and shows the log of the component to blame: the one that died if one
-// did, else suspect, the component whose work the step waited for.
+// and shows the log of the component to blame: etcd or kube-apiserver if
+// one of them died, else suspect, the component whose work the step
+// waited for.
 func (s *starter) clusterError(ctx context.Context, cs *clusterState, suspect string, err error) error {
 	if ce, ok := errors.AsType[*ComponentError](err); ok {
 		return ce
@@ -101,7 +127,7 @@ func (s *starter) clusterError(ctx context.Context, cs *clusterState, suspect st
 		return fmt.Errorf("cluster %q: %w", cs.Name, err)
 	}
 	component := suspect
-	if dead := s.l.deadComponent(cs.Name); dead != "" {
+	if dead := s.l.deadComponent(cs.Name); dead != "" && !restartable[dead] {
 		component, err = dead, nil
 	}
 	return &ComponentError{Cluster: cs.Name, Component: component, Log: s.l.componentLog(cs.Name, component), Err: err}
@@ -110,15 +136,15 @@ func (s *starter) clusterError(ctx context.Context, cs *clusterState, suspect st
 // waitAPIReady waits until the API server's /readyz answers ok. kwokctl
 // only waited for /version, which an API server serves before its
 // post-start hooks (RBAC roles, priority classes) are done.
-func (s *starter) waitAPIReady(ctx context.Context, cs *clusterState, cr *credentials) error {
+func (s *starter) waitAPIReady(ctx context.Context, sv *supervisor, cr *credentials) error {
 	cs2, err := kubernetes.NewForConfig(cr.restConfig())
 	if err != nil {
 		return fmt.Errorf("failed to create a client: %w", err)
 	}
 	var last error
 	err = poll(ctx, 100*time.Millisecond, func() (bool, error) {
-		if c := s.l.deadComponent(cs.Name); c != "" {
-			return false, &ComponentError{Cluster: cs.Name, Component: c, Log: s.l.componentLog(cs.Name, c)}
+		if err := sv.check(ctx); err != nil {
+			return false, err
 		}
 		_, last = cs2.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		return last == nil, nil
@@ -132,10 +158,10 @@ func (s *starter) waitAPIReady(ctx context.Context, cs *clusterState, cr *creden
 // waitServiceAccount waits for the default ServiceAccount, which
 // kube-controller-manager creates: pods cannot be created before it exists,
 // and its existence shows that the controllers run.
-func (s *starter) waitServiceAccount(ctx context.Context, cs *clusterState, c client.Client) error {
+func (s *starter) waitServiceAccount(ctx context.Context, sv *supervisor, c client.Client) error {
 	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
-		if dead := s.l.deadComponent(cs.Name); dead != "" {
-			return false, &ComponentError{Cluster: cs.Name, Component: dead, Log: s.l.componentLog(cs.Name, dead)}
+		if err := sv.check(ctx); err != nil {
+			return false, err
 		}
 		err := c.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceDefault, Name: "default"}, &corev1.ServiceAccount{})
 		if apierrors.IsNotFound(err) {

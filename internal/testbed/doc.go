@@ -21,6 +21,23 @@
 // in meridian-system. One kubeconfig file with a context per cluster ends
 // the work.
 //
+// # Components that lose the race
+//
+// kwokctl forks a cluster's components at once and waits for none of them,
+// so the API server's clients race it. On a busy machine (two cores, a
+// disk busy with synced writes, six clusters starting) the API server may
+// not answer for many seconds, and a client that gives up at start
+// exits: metrics-server panics when it cannot read the
+// extension-apiserver-authentication ConfigMap. While a cluster starts, a
+// supervisor watches its processes. etcd or kube-apiserver exiting fails
+// the cluster at once. kube-controller-manager, kube-scheduler,
+// kwok-controller and metrics-server keep no state: one that exits is
+// started again (kwokctl start cluster) once the API server is ready, with
+// a backoff, up to five times within the start timeout. Each restart is a
+// StepRestart in the progress, with the reason the component exited, and
+// the log of the run that exited stays beside the new one
+// (logs/<component>.log.<n>).
+//
 // # Clusters added while it runs
 //
 // AddCluster starts one more member on a running testbed, SetNodes gives

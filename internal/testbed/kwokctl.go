@@ -136,10 +136,11 @@ func kwokctlEnv(l layout, kubectl string) []string {
 
 // createCluster runs `kwokctl create cluster` for one cluster and returns
 // when kwokctl has started every component and the API server answers.
-// While kwokctl works, the components' pid files are watched: a component
-// that dies fails the cluster at once, instead of after kwokctl's two
-// minutes of waiting for an API server that will never serve.
-func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kubectl, kubeVersion string) error {
+// While kwokctl works, check watches the components (supervisor.check):
+// etcd or kube-apiserver exiting fails the cluster at once, instead of
+// after kwokctl's two minutes of waiting for an API server that will
+// never serve.
+func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kubectl, kubeVersion string, check func(context.Context) error) error {
 	cluster := cs.Name
 	cfg := newKwokctlConfiguration(l, binDir, kubectl, kubeVersion, cs)
 	data, err := yaml.Marshal(cfg)
@@ -160,16 +161,9 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 
 	// --kubeconfig "" keeps kwokctl away from ~/.kube/config; Up writes its
 	// own kubeconfig.
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kwokctl"),
+	cmd := kwokctlCommand(ctx, l, binDir, kubectl, logFile,
 		"--name", cluster, "--config", l.kwokctlConfig(cluster),
 		"create", "cluster", "--kubeconfig", "", "--timeout", "5m")
-	cmd.Env = kwokctlEnv(l, kubectl)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// kwokctl and the kubectl it runs share a process group, killed as one
-	// when ctx ends. The components are not in it: kwokctl gives each its
-	// own session, and Down finds them in /proc.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("failed to run kwokctl: %w", err)
 	}
@@ -187,23 +181,54 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 					// Killed because the start was cancelled or timed out.
 					return context.Cause(ctx)
 				}
-				if c := l.deadComponent(cluster); c != "" {
-					return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
+				if err := check(ctx); err != nil {
+					return err
 				}
 				return &ComponentError{Cluster: cluster, Component: "kwokctl", Log: l.kwokctlLog(cluster), Err: err}
 			}
-			if c := l.deadComponent(cluster); c != "" {
-				return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
-			}
-			return nil
+			return check(ctx)
 		case <-tick.C:
-			if c := l.deadComponent(cluster); c != "" {
+			if err := check(ctx); err != nil {
 				_ = cmd.Cancel()
 				<-done
-				return &ComponentError{Cluster: cluster, Component: c, Log: l.componentLog(cluster, c)}
+				return err
 			}
 		}
 	}
+}
+
+// startExited runs `kwokctl start cluster`, which starts every component
+// of the cluster whose process is gone, as `create cluster` did, and
+// leaves the running ones alone. Its output follows create's in the
+// cluster's kwokctl log.
+func startExited(ctx context.Context, l layout, cluster, binDir, kubectl string) error {
+	logFile, err := os.OpenFile(l.kwokctlLog(cluster), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("failed to open kwokctl log: %w", err)
+	}
+	defer func() { _ = logFile.Close() }()
+	cmd := kwokctlCommand(ctx, l, binDir, kubectl, logFile, "--name", cluster, "start", "cluster")
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return &ComponentError{Cluster: cluster, Component: "kwokctl", Log: l.kwokctlLog(cluster),
+			Err: fmt.Errorf("failed to start exited components again: %w", err)}
+	}
+	return nil
+}
+
+// kwokctlCommand returns kwokctl with args, in kwokctlEnv, writing to log.
+// kwokctl and the kubectl it runs share a process group, killed as one
+// when ctx ends. The components are not in it: kwokctl gives each its own
+// session, and Down finds them in /proc.
+func kwokctlCommand(ctx context.Context, l layout, binDir, kubectl string, log *os.File, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kwokctl"), args...)
+	cmd.Env = kwokctlEnv(l, kubectl)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd
 }
 
 // deadComponent returns the first component (in start order) that kwokctl

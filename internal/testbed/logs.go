@@ -22,13 +22,20 @@ type ComponentError struct {
 	Log string
 	// Err is what failed, when more is known than that the process died.
 	Err error
+	// Restarts is how many times the component was started again before
+	// it exited for the last time.
+	Restarts int
 }
 
 func (e *ComponentError) Error() string {
 	var b strings.Builder
-	if e.Err != nil {
+	switch {
+	case e.Err != nil:
 		fmt.Fprintf(&b, "cluster %q: %s: %v; last lines of %s:\n", e.Cluster, e.Component, e.Err, e.Log)
-	} else {
+	case e.Restarts > 0:
+		fmt.Fprintf(&b, "cluster %q: %s exited, and again after each of its %d restarts; last lines of %s:\n",
+			e.Cluster, e.Component, e.Restarts, e.Log)
+	default:
 		fmt.Fprintf(&b, "cluster %q: %s exited; last lines of %s:\n", e.Cluster, e.Component, e.Log)
 	}
 	tail, err := tailFile(e.Log, logTailLines)

@@ -74,18 +74,21 @@ func aggregationPatch(pkiDir string) kwokctlComponentPatch {
 
 // waitMetricsAPI waits until the API server serves metrics.k8s.io, which
 // it does once metrics-server answers behind the APIService kwokctl
-// registered.
-func waitMetricsAPI(ctx context.Context, cr *credentials) error {
+// registered; sv starts metrics-server again if it exits meanwhile.
+func waitMetricsAPI(ctx context.Context, sv *supervisor, cr *credentials) error {
 	cs, err := kubernetes.NewForConfig(cr.restConfig())
 	if err != nil {
 		return fmt.Errorf("failed to create a client: %w", err)
 	}
 	var last error
 	err = poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		if err := sv.check(ctx); err != nil {
+			return false, err
+		}
 		_, last = cs.Discovery().RESTClient().Get().AbsPath("/apis/metrics.k8s.io/v1beta1").DoRaw(ctx)
 		return last == nil, nil
 	})
-	if err != nil && last != nil {
+	if err != nil && last != nil && !isComponentError(err) {
 		return fmt.Errorf("metrics.k8s.io not served (last answer: %w): %w", last, err)
 	}
 	return err

@@ -21,6 +21,11 @@ const (
 	StepCRDs = "crds"
 	// StepRegister: the members are Clusters of the management cluster.
 	StepRegister = "register"
+	// StepRestart: a component that exited while its cluster started
+	// (one that lost the race with its API server on a busy machine) was
+	// started again; the detail says which and why it exited. It may come
+	// between any two steps of a cluster, and more than once.
+	StepRestart = "restart"
 )
 
 // Progress is one finished step of one cluster.

@@ -29,6 +29,10 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, is called after every step of every cluster.
 	Progress func(Progress)
+
+	// restarts bounds the restarts of a component that exits while its
+	// cluster starts; defaultRestartPolicy when zero. Tests shorten it.
+	restarts restartPolicy
 }
 
 func (o Options) complete() (Options, error) {
