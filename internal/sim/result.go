@@ -22,7 +22,11 @@ type PolicyResult struct {
 	Policy string `json:"policy"`
 	Summary
 	Events []Event `json:"events,omitempty"`
-	Series *Series `json:"-"`
+	// Placements are, at the end of the run, the replicas (a Deployment's)
+	// or parallel pods (a Job's) of every workload still running, per
+	// member cluster, by workload key: what the member objects ask for.
+	Placements map[string]map[string]int32 `json:"placements,omitempty"`
+	Series     *Series                     `json:"-"`
 }
 
 // Summary holds the numbers the comparison table shows. Fractions are in

@@ -105,7 +105,30 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 		}
 		report(end)
 	}
-	return &PolicyResult{Policy: w.pol.Name, Summary: w.rec.summary(), Events: w.events, Series: &w.rec.series}, nil
+	return &PolicyResult{Policy: w.pol.Name, Summary: w.rec.summary(), Events: w.events, Placements: w.placements(), Series: &w.rec.series}, nil
+}
+
+// placements is what the member objects of every active workload ask for:
+// a member Deployment's replicas, a member Job's parallel pods, or (for
+// the baseline, which writes pods without member objects) the pods.
+func (w *world) placements() map[string]map[string]int32 {
+	out := map[string]map[string]int32{}
+	for _, wl := range w.active {
+		per := map[string]int32{}
+		for name, d := range wl.deployments {
+			per[name] = d.replicas
+		}
+		for name, j := range wl.jobs {
+			per[name] = j.parallelism
+		}
+		if len(wl.deployments)+len(wl.jobs) == 0 {
+			per = wl.counts(false)
+		}
+		if len(per) > 0 {
+			out[wl.key] = per
+		}
+	}
+	return out
 }
 
 func (w *world) submitTask(t workload.Task) {

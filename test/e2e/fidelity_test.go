@@ -1,0 +1,240 @@
+package e2e_test
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sim"
+	"github.com/meridian-dev/meridian/internal/sim/scenario"
+	"github.com/meridian-dev/meridian/internal/testbed"
+)
+
+// arrival is one workload of the fidelity scenario: a MultiClusterDeployment
+// (parallelism zero) or a MultiClusterJob.
+type arrival struct {
+	name      string
+	job       bool
+	replicas  int32
+	milliCPU  int64
+	preferred string
+}
+
+// fidelityWorkload fills Nantes (cluster2) and Lille (cluster3) beyond
+// their room, so that substitution and bursting both act, with a job
+// placed among the deployments.
+var fidelityWorkload = []arrival{
+	{name: "shop", replicas: 6, milliCPU: 1000, preferred: "cluster2"},
+	{name: "cart", replicas: 6, milliCPU: 1000, preferred: "cluster2"},
+	{name: "render", job: true, replicas: 4, milliCPU: 1500, preferred: "cluster4"},
+	{name: "api", replicas: 24, milliCPU: 1000, preferred: "cluster3"},
+	{name: "etl", job: true, replicas: 6, milliCPU: 1000, preferred: "cluster2"},
+	{name: "search", replicas: 5, milliCPU: 1500, preferred: "cluster4"},
+}
+
+const (
+	fidelityMemory  = "512Mi"
+	fidelityArrival = 20 * time.Second
+)
+
+// TestSimulatorMatchesTheControllers runs one scenario twice: in the
+// simulator, and on the seed001 testbed with the real controllers, and
+// asserts that every workload ends with the same replicas (a job's
+// parallel pods) in the same member clusters. The simulator calls the
+// controllers' decisions; this shows that what it models around them (the
+// members, their schedulers, the order of events) does not change where
+// the replicas go.
+func TestSimulatorMatchesTheControllers(t *testing.T) {
+	profile, err := testbed.LoadProfile("seed001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := simulate(t, profile)
+	t.Logf("simulator: %v", want)
+
+	w := start(t, profile)
+	w.namespace(t, "fidelity")
+	for _, a := range fidelityWorkload {
+		var obj client.Object = a.mcd()
+		if a.job {
+			obj = a.mcj()
+		}
+		if err := w.mgmt.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		// The simulator places each arrival before the next comes; so do
+		// the controllers here.
+		w.waitFor(t, time.Minute, a.name+" placed and running", func() string {
+			got := w.placements(t)[a.name]
+			var n int32
+			for _, r := range got {
+				n += r
+			}
+			if n < a.replicas {
+				return fmt.Sprintf("%s: %v", a.name, got)
+			}
+			if pending := w.pendingPods(t); len(pending) > 0 {
+				return fmt.Sprintf("pods Pending: %v", pending)
+			}
+			return ""
+		})
+	}
+	w.waitFor(t, time.Minute, "the same placements as the simulator's", func() string {
+		return cmp.Diff(want, w.placements(t))
+	})
+	t.Logf("controllers: %v", w.placements(t))
+}
+
+// simulate runs the fidelity workload in the simulator on the clusters of
+// profile and returns its final placements by workload name.
+func simulate(t *testing.T, profile *testbed.Profile) map[string]map[string]int32 {
+	t.Helper()
+	dir := t.TempDir()
+	var trace strings.Builder
+	trace.WriteString(strings.Join([]string{"name", "submitSeconds", "durationSeconds", "kind", "cpuMilli", "memoryMiB", "replicas", "location"}, ",") + "\n")
+	type service struct {
+		Name      string   `json:"name"`
+		CPU       string   `json:"cpu"`
+		Memory    string   `json:"memory"`
+		Replicas  int32    `json:"replicas"`
+		Locations []string `json:"locations"`
+		Start     string   `json:"start"`
+	}
+	var services []service
+	mem := resource.MustParse(fidelityMemory)
+	for i, a := range fidelityWorkload {
+		at := time.Duration(i) * fidelityArrival
+		if a.job {
+			// Jobs run longer than the scenario, as the testbed's fake pods
+			// never finish.
+			fmt.Fprintf(&trace, "%s,%d,%d,Job,%d,%d,%d,%s\n", a.name, int(at.Seconds()), 100000, a.milliCPU, mem.Value()>>20, a.replicas, a.preferred)
+			continue
+		}
+		services = append(services, service{Name: a.name, CPU: fmt.Sprintf("%dm", a.milliCPU), Memory: fidelityMemory,
+			Replicas: a.replicas, Locations: []string{a.preferred}, Start: at.String()})
+	}
+	clusters := make([]map[string]any, 0, len(profile.Clusters))
+	for _, c := range profile.Clusters {
+		clusters = append(clusters, map[string]any{"name": c.Name, "region": c.Region, "nodes": c.Nodes})
+	}
+	sc := map[string]any{
+		"name":      "fidelity",
+		"duration":  (time.Duration(len(fidelityWorkload)+5) * fidelityArrival).String(),
+		"clusters":  clusters,
+		"latencyMs": profile.LatencyMs,
+		"workload":  map[string]any{"trace": "trace.csv", "services": services},
+		"policies":  []map[string]any{{"name": "meridian", "placement": "ClusterAffinity", "substitution": true, "bursting": true}},
+	}
+	data, err := yaml.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{"fidelity.yaml": data, "trace.csv": []byte(trace.String())} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := scenario.Load(filepath.Join(dir, "fidelity.yaml"))
+	if err != nil {
+		t.Fatalf("fidelity scenario: %v\n%s", err, data)
+	}
+	r, err := sim.Run(t.Context(), s, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]int32{}
+	for key, per := range r.Policies[0].Placements {
+		out[key[strings.LastIndex(key, "/")+1:]] = per
+	}
+	return out
+}
+
+// placements reads, per workload of the fidelity namespace, the replicas of
+// its member Deployments or the parallel pods of its member Jobs.
+func (w *world) placements(t *testing.T) map[string]map[string]int32 {
+	t.Helper()
+	out := map[string]map[string]int32{}
+	add := func(name, cluster string, n int32) {
+		if out[name] == nil {
+			out[name] = map[string]int32{}
+		}
+		out[name][cluster] = n
+	}
+	for _, cluster := range slices.Sorted(maps.Keys(w.members)) {
+		c := w.members[cluster]
+		var ds appsv1.DeploymentList
+		if err := c.List(t.Context(), &ds, client.InNamespace("fidelity")); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds.Items {
+			if d.DeletionTimestamp.IsZero() {
+				add(d.Name, cluster, ptr.Deref(d.Spec.Replicas, 1))
+			}
+		}
+		var js batchv1.JobList
+		if err := c.List(t.Context(), &js, client.InNamespace("fidelity")); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range js.Items {
+			if j.DeletionTimestamp.IsZero() {
+				add(j.Name, cluster, ptr.Deref(j.Spec.Parallelism, 1))
+			}
+		}
+	}
+	return out
+}
+
+func (a arrival) template() corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": a.name}},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: *resource.NewMilliQuantity(a.milliCPU, resource.DecimalSI), corev1.ResourceMemory: resource.MustParse(fidelityMemory),
+			}}}},
+		},
+	}
+}
+
+func (a arrival) placement() multiclusterv1alpha1.Placement {
+	return multiclusterv1alpha1.Placement{
+		Locations:    []multiclusterv1alpha1.ClusterName{multiclusterv1alpha1.ClusterName(a.preferred)},
+		Substitution: &multiclusterv1alpha1.Substitution{Enabled: true, Policy: multiclusterv1alpha1.SubstituteNearestFirst},
+		Bursting:     &multiclusterv1alpha1.Bursting{Enabled: true, Policy: multiclusterv1alpha1.BurstNearestFirst},
+	}
+}
+
+func (a arrival) mcd() *multiclusterv1alpha1.MultiClusterDeployment {
+	d := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: a.name, Namespace: "fidelity"}}
+	d.Spec.Replicas = ptr.To(a.replicas)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": a.name}}
+	d.Spec.Template = a.template()
+	d.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	d.Spec.Placement = a.placement()
+	return d
+}
+
+func (a arrival) mcj() *multiclusterv1alpha1.MultiClusterJob {
+	j := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{Name: a.name, Namespace: "fidelity"}}
+	j.Spec.Parallelism = ptr.To(a.replicas)
+	j.Spec.Completions = ptr.To(a.replicas)
+	j.Spec.Template = a.template()
+	j.Spec.Placement = a.placement()
+	return j
+}
