@@ -13,8 +13,10 @@ import (
 const logTailLines = 20
 
 // ComponentError is a cluster that failed to start because one of its
-// components (or kwokctl itself) failed. Its message ends with the last
-// lines of that component's log.
+// components (or kwokctl itself) failed. Its message says why a component
+// exited, as its log ends (exitReason: a panic's message is not its last
+// line, and a command-line program prints its usage after the error), and
+// ends with the last lines of that log.
 type ComponentError struct {
 	Cluster   string
 	Component string
@@ -33,10 +35,10 @@ func (e *ComponentError) Error() string {
 	case e.Err != nil:
 		fmt.Fprintf(&b, "cluster %q: %s: %v; last lines of %s:\n", e.Cluster, e.Component, e.Err, e.Log)
 	case e.Restarts > 0:
-		fmt.Fprintf(&b, "cluster %q: %s exited, and again after each of its %d restarts; last lines of %s:\n",
-			e.Cluster, e.Component, e.Restarts, e.Log)
+		fmt.Fprintf(&b, "cluster %q: %s exited, and again after each of its %d restarts (%s); last lines of %s:\n",
+			e.Cluster, e.Component, e.Restarts, exitReason(e.Log), e.Log)
 	default:
-		fmt.Fprintf(&b, "cluster %q: %s exited; last lines of %s:\n", e.Cluster, e.Component, e.Log)
+		fmt.Fprintf(&b, "cluster %q: %s exited (%s); last lines of %s:\n", e.Cluster, e.Component, exitReason(e.Log), e.Log)
 	}
 	tail, err := tailFile(e.Log, logTailLines)
 	switch {
