@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +35,8 @@ type Reconciler struct {
 	// Interval is the time between two readings of the metrics (the HPA's
 	// default is 15 s).
 	Interval time.Duration
+	// Clock is the reconciler's time; the real clock when nil.
+	Clock clock.PassiveClock
 
 	mu      sync.Mutex
 	scalers map[types.NamespacedName]*scaler
@@ -49,6 +52,9 @@ type scaler struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Interval == 0 {
 		r.Interval = 15 * time.Second
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
 	}
 	r.scalers = map[types.NamespacedName]*scaler{}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -115,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}},
 	}}
 
-	rec := r.scalerFor(hpa, spec, current).Recommend(time.Now(), autoscale.Observation{Current: current, Ready: u.ready, Unmeasured: u.unmeasured, Utilization: util})
+	rec := r.scalerFor(hpa, spec, current).Recommend(r.Clock.Now(), autoscale.Observation{Current: current, Ready: u.ready, Unmeasured: u.unmeasured, Utilization: util})
 	hpa.Status.DesiredReplicas = rec.Desired
 	limited := rec.Reason == autoscale.ReasonAtMaximum || rec.Reason == autoscale.ReasonAtMinimum || rec.Reason == autoscale.ReasonScaleUpLimited
 	set(hpa, multiclusterv1alpha1.ConditionScalingLimited, limited, string(rec.Reason), fmt.Sprintf("recommendation %d replicas (%s)", rec.Desired, rec.Reason))
@@ -147,7 +153,7 @@ func (r *Reconciler) scalerFor(hpa *multiclusterv1alpha1.MultiClusterHorizontalP
 		return s.a
 	}
 	a := autoscale.New(spec)
-	a.Recommend(time.Now(), autoscale.Observation{Current: current, Ready: current, Utilization: spec.TargetUtilization})
+	a.Recommend(r.Clock.Now(), autoscale.Observation{Current: current, Ready: current, Utilization: spec.TargetUtilization})
 	r.scalers[key] = &scaler{spec: spec, a: a}
 	return a
 }
