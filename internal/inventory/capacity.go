@@ -11,6 +11,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
 // capacityIndex holds, per node of one member, what it offers and what the
@@ -45,7 +46,7 @@ func OwnerKey(labels map[string]string) string {
 	if labels[multiclusterv1alpha1.LabelManagedBy] != multiclusterv1alpha1.ManagedByMeridian || labels[multiclusterv1alpha1.LabelOwnerName] == "" {
 		return ""
 	}
-	return labels[multiclusterv1alpha1.LabelOwnerKind] + "/" + labels[multiclusterv1alpha1.LabelOwnerNamespace] + "/" + labels[multiclusterv1alpha1.LabelOwnerName]
+	return workload.Key(labels[multiclusterv1alpha1.LabelOwnerKind], labels[multiclusterv1alpha1.LabelOwnerNamespace], labels[multiclusterv1alpha1.LabelOwnerName])
 }
 
 func newCapacityIndex() *capacityIndex {

@@ -1,6 +1,6 @@
 // Package placement decides which member clusters run how many replicas of
-// a workload. It is the framework that the controllers, the simulator and
-// the learned scheduler share: a snapshot of the clusters, filter and score
+// a workload. It is the framework that the controllers and the simulator
+// share (through the decisions of package decide): a snapshot of the clusters, filter and score
 // plugins in the shape of kube-scheduler's framework, an exact replica
 // division, reservations for decisions not yet visible, and an explanation
 // of every decision. The plugins themselves live in the plugins

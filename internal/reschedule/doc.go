@@ -11,7 +11,7 @@
 //
 // Replicas leave cloud clusters first (they cost money and are what the
 // re-scheduler exists for), then substitutes from the farthest to the
-// nearest by latency from the first preferred cluster. RemovalOrder gives
-// the same order for scale-down, so that the multi-cluster HPA shrinks a
-// deployment back towards its preferred clusters as well.
+// nearest by latency from the first preferred cluster (RemovalOrder).
+// Which replicas a scale-down removes is the placement framework's choice,
+// not this package's. Package decide calls Plan in a workload's pass.
 package reschedule

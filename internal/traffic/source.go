@@ -3,6 +3,8 @@ package traffic
 import (
 	"context"
 	"errors"
+
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
 // Errors that Traffic and New wrap, so callers can tell with errors.Is what
@@ -44,6 +46,7 @@ type Workload struct {
 	ClusterLabel string
 }
 
-// Key returns "namespace/name", the key of w in the placement snapshot's
-// Traffic map.
-func (w Workload) Key() string { return w.Namespace + "/" + w.Name }
+// Key returns the placement key of w's MultiClusterDeployment
+// (workload.Key), under which the placement snapshot's Traffic map holds
+// its traffic.
+func (w Workload) Key() string { return workload.Key("MultiClusterDeployment", w.Namespace, w.Name) }

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Static is a Source that answers from memory what Set put there, for the
-// simulator and for tests; its zero value knows no traffic. It is safe for
+// Static is a Source that answers from memory what Set put there, for
+// tests; its zero value knows no traffic. It is safe for
 // concurrent use.
 type Static struct {
 	mu      sync.RWMutex
