@@ -174,13 +174,13 @@ func TestDeployment(t *testing.T) {
 		workload: home(4),
 		members:  map[string]decide.Member{"home": running(2), "near": running(2), "far": empty()},
 		snap:     snap(0), now: t0.Add(30 * time.Second), pullBack: &decide.PullBack{Interval: time.Minute, Last: t0},
-		want:     outcome{Target: map[string]int32{"home": 2, "near": 2}, RequeueAfter: time.Minute},
+		want: outcome{Target: map[string]int32{"home": 2, "near": 2}, RequeueAfter: time.Minute},
 	}, {
 		name:     "once the new replicas at home are ready, the ones away are removed",
 		workload: home(4),
 		members:  map[string]decide.Member{"home": running(4), "near": running(2), "far": empty()},
 		snap:     snap(0), now: t0.Add(2 * time.Second), pullBack: &decide.PullBack{Interval: time.Minute, Last: t0},
-		want:     outcome{Target: map[string]int32{"home": 4}, Shrink: []string{"near"}, Move: true, RequeueAfter: time.Minute},
+		want: outcome{Target: map[string]int32{"home": 4}, Shrink: []string{"near"}, Move: true, RequeueAfter: time.Minute},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

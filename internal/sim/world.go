@@ -128,7 +128,7 @@ type podState struct {
 	// binding that scheduled it; createdAt when it was created.
 	boundAt   time.Duration
 	createdAt time.Duration
-	alive   bool
+	alive     bool
 }
 
 func newWorld(ctx context.Context, sc *scenario.Scenario, pol scenario.Policy, placer Placer) (*world, error) {

@@ -105,6 +105,13 @@ const (
 	ConditionComplete = "Complete"
 	// ConditionFailed is True when a member Job failed for good.
 	ConditionFailed = "Failed"
+
+	// ReasonMemberJobFailed means a member Job failed for good.
+	ReasonMemberJobFailed = "MemberJobFailed"
+	// ReasonAllMemberJobsComplete means every member Job completed.
+	ReasonAllMemberJobsComplete = "AllMemberJobsComplete"
+	// ReasonRunning means member Jobs are still running.
+	ReasonRunning = "Running"
 )
 
 // MultiClusterJob is a Job whose pods Meridian places across member

@@ -97,3 +97,17 @@ type MultiClusterServiceList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []MultiClusterService `json:"items"`
 }
+
+// MultiClusterService condition type and reasons.
+const (
+	// ConditionServiceReady is True when the Service and its export exist
+	// in every member that runs the deployment it follows.
+	ConditionServiceReady = "Ready"
+	// ReasonFollowingDeployment means the Service follows its deployment.
+	ReasonFollowingDeployment = "FollowingDeployment"
+	// ReasonNoMatchingDeployment means no MultiClusterDeployment selects
+	// the Service's pods.
+	ReasonNoMatchingDeployment = "NoMatchingDeployment"
+	// ReasonMembersMissing means some members lack the Service.
+	ReasonMembersMissing = "MembersMissing"
+)

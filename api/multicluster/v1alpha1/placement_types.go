@@ -246,4 +246,25 @@ const (
 	// ReasonTrafficUnavailable means the traffic source failed or no
 	// source is configured; the message says which.
 	ReasonTrafficUnavailable = "TrafficUnavailable"
+
+	// ReasonPropagated means the member objects match the decision.
+	ReasonPropagated = "Propagated"
+	// ReasonWaitingForNewReplicas means replicas move: the new ones must be
+	// ready before the old ones are removed.
+	ReasonWaitingForNewReplicas = "WaitingForNewReplicas"
+	// ReasonDisruptionBudget means a move waits for a PodDisruptionBudget.
+	ReasonDisruptionBudget = "DisruptionBudget"
+	// ReasonMemberUnreachable means a member that should change is not
+	// connected; its objects are written when it is.
+	ReasonMemberUnreachable = "MemberUnreachable"
+	// ReasonApplyFailed means writing a member object failed.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonReplicasReady and ReasonReplicasNotReady say whether the wanted
+	// replicas are ready.
+	ReasonReplicasReady    = "ReplicasReady"
+	ReasonReplicasNotReady = "ReplicasNotReady"
+	// ReasonUnschedulable means replicas are Pending, Unschedulable, in
+	// members; ReasonNoPendingReplicas that none is.
+	ReasonUnschedulable     = "Unschedulable"
+	ReasonNoPendingReplicas = "NoPendingReplicas"
 )

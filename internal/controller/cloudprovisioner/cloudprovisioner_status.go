@@ -1,10 +1,10 @@
 package cloudprovisioner
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 )
 
 func setReady(cp *multiclusterv1alpha1.CloudProvisioner, status metav1.ConditionStatus, reason, msg string) {
@@ -18,7 +18,5 @@ func setReady(cp *multiclusterv1alpha1.CloudProvisioner, status metav1.Condition
 }
 
 func setCondition(cp *multiclusterv1alpha1.CloudProvisioner, typ string, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&cp.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: cp.Generation,
-	})
+	conditions.SetStatus(&cp.Status.Conditions, cp.Generation, typ, status, reason, msg)
 }

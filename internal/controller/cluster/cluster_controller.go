@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/inventory"
 )
 
@@ -190,11 +191,5 @@ func (r *Reconciler) setReady(c *multiclusterv1alpha1.Cluster, status metav1.Con
 		}
 		r.Recorder.Eventf(c, nil, kind, reason, "Heartbeat", "%s", message)
 	}
-	meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
-		Type:               multiclusterv1alpha1.ClusterReady,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: c.Generation,
-	})
+	conditions.SetStatus(&c.Status.Conditions, c.Generation, multiclusterv1alpha1.ClusterReady, status, reason, message)
 }

@@ -12,21 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/placement"
-)
-
-// Condition reasons beside those of the API package.
-const (
-	reasonPropagated = "Propagated"
-	reasonWaiting    = "WaitingForNewReplicas"
-	// reasonDisruptionBudget: a move waits for a PodDisruptionBudget.
-	reasonDisruptionBudget = "DisruptionBudget"
-	reasonUnreachable      = "MemberUnreachable"
-	reasonApplyFailed      = "ApplyFailed"
-	reasonAvailable        = "ReplicasReady"
-	reasonNotReady         = "ReplicasNotReady"
-	reasonPending          = "Unschedulable"
-	reasonNoPending        = "NoPendingReplicas"
 )
 
 // report writes the plan, what the members show and how propagation went
@@ -76,32 +63,32 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 	r.setPlaced(mcd, p)
 	switch {
 	case prop.err != nil:
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonApplyFailed, prop.err.Error())
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonApplyFailed, prop.err.Error())
 	case len(prop.unreachable) > 0:
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonUnreachable,
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonMemberUnreachable,
 			fmt.Sprintf("members %s are not connected; their Deployments are written when they are", strings.Join(prop.unreachable, ", ")))
 	case prop.heldBy != "":
-		if c := meta.FindStatusCondition(st.Conditions, multiclusterv1alpha1.ConditionPropagated); c == nil || c.Reason != reasonDisruptionBudget {
+		if c := meta.FindStatusCondition(st.Conditions, multiclusterv1alpha1.ConditionPropagated); c == nil || c.Reason != multiclusterv1alpha1.ReasonDisruptionBudget {
 			r.event(mcd, corev1.EventTypeWarning, "MoveHeld", "replicas away from home stay: %s", prop.heldBy)
 		}
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonDisruptionBudget,
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonDisruptionBudget,
 			"replicas move: the old ones stay until "+prop.heldBy+" allows their removal")
 	case prop.waiting:
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, reasonWaiting,
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonWaitingForNewReplicas,
 			"replicas move: the new ones must be ready before the old ones are removed")
 	default:
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, true, reasonPropagated, "member Deployments match the decision: "+orNone(st.Summary))
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, true, multiclusterv1alpha1.ReasonPropagated, "member Deployments match the decision: "+orNone(st.Summary))
 	}
 	if st.ReadyReplicas >= desired {
-		set(mcd, multiclusterv1alpha1.ConditionAvailable, true, reasonAvailable, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
+		set(mcd, multiclusterv1alpha1.ConditionAvailable, true, multiclusterv1alpha1.ReasonReplicasReady, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
 	} else {
-		set(mcd, multiclusterv1alpha1.ConditionAvailable, false, reasonNotReady, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
+		set(mcd, multiclusterv1alpha1.ConditionAvailable, false, multiclusterv1alpha1.ReasonReplicasNotReady, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
 	}
 	if pending > 0 {
 		msg := fmt.Sprintf("%d replicas Pending (Unschedulable): %s; after %s the overflow is placed elsewhere", pending, strings.Join(pendingIn, ", "), r.PendingGrace)
-		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, true, reasonPending, msg)
+		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, true, multiclusterv1alpha1.ReasonUnschedulable, msg)
 	} else {
-		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, false, reasonNoPending, "no replica is Pending in a member")
+		set(mcd, multiclusterv1alpha1.ConditionReplicasPending, false, multiclusterv1alpha1.ReasonNoPendingReplicas, "no replica is Pending in a member")
 	}
 }
 
@@ -138,13 +125,7 @@ func (r *Reconciler) event(mcd *multiclusterv1alpha1.MultiClusterDeployment, kin
 }
 
 func set(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind string, ok bool, reason, msg string) {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&mcd.Status.Conditions, metav1.Condition{
-		Type: kind, Status: status, Reason: reason, Message: truncate(msg, 32768), ObservedGeneration: mcd.Generation,
-	})
+	conditions.Set(&mcd.Status.Conditions, mcd.Generation, kind, ok, reason, msg)
 }
 
 // clusterDecisions explains every member: the replicas it gets and why, or
@@ -190,7 +171,7 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 				cd.PluginScores = append(cd.PluginScores, multiclusterv1alpha1.PluginScore{Plugin: s.Plugin, Score: s.Score})
 			}
 		}
-		cd.Message = truncate(cd.Message, 1024)
+		cd.Message = conditions.Truncate(cd.Message, 1024)
 		out = append(out, cd)
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Held)) {
@@ -252,11 +233,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -12,7 +12,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -23,6 +22,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
@@ -186,9 +186,5 @@ func specOf(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) (auto
 }
 
 func set(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, kind string, ok bool, reason, msg string) {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&hpa.Status.Conditions, metav1.Condition{Type: kind, Status: status, Reason: reason, Message: msg, ObservedGeneration: hpa.Generation})
+	conditions.Set(&hpa.Status.Conditions, hpa.Generation, kind, ok, reason, msg)
 }

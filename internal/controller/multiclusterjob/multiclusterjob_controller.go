@@ -148,4 +148,3 @@ func finished(mcj *multiclusterv1alpha1.MultiClusterJob) bool {
 	return meta.IsStatusConditionTrue(mcj.Status.Conditions, multiclusterv1alpha1.ConditionComplete) ||
 		meta.IsStatusConditionTrue(mcj.Status.Conditions, multiclusterv1alpha1.ConditionFailed)
 }
-

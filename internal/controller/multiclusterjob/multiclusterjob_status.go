@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 )
 
 // report sums the member Jobs into status and sets Complete or Failed when
@@ -52,14 +52,14 @@ func (r *Reconciler) report(mcj *multiclusterv1alpha1.MultiClusterJob, members m
 	}
 	switch {
 	case failed > 0:
-		setCondition(mcj, multiclusterv1alpha1.ConditionFailed, true, "MemberJobFailed", fmt.Sprintf("%d of %d member Jobs failed", failed, wanted))
+		setCondition(mcj, multiclusterv1alpha1.ConditionFailed, true, multiclusterv1alpha1.ReasonMemberJobFailed, fmt.Sprintf("%d of %d member Jobs failed", failed, wanted))
 	case wanted > 0 && done == wanted:
-		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, true, "AllMemberJobsComplete", fmt.Sprintf("%d member Jobs complete, %d pods succeeded", wanted, st.Succeeded))
+		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, true, multiclusterv1alpha1.ReasonAllMemberJobsComplete, fmt.Sprintf("%d member Jobs complete, %d pods succeeded", wanted, st.Succeeded))
 		if last != nil {
 			st.CompletionTime = last.DeepCopy()
 		}
 	default:
-		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, false, "Running", fmt.Sprintf("%d of %d member Jobs finished", done, wanted))
+		setCondition(mcj, multiclusterv1alpha1.ConditionComplete, false, multiclusterv1alpha1.ReasonRunning, fmt.Sprintf("%d of %d member Jobs finished", done, wanted))
 	}
 }
 
@@ -78,10 +78,5 @@ func summary(mcj *multiclusterv1alpha1.MultiClusterJob) string {
 }
 
 func setCondition(mcj *multiclusterv1alpha1.MultiClusterJob, kind string, ok bool, reason, msg string) {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&mcj.Status.Conditions, metav1.Condition{Type: kind, Status: status, Reason: reason, Message: msg, ObservedGeneration: mcj.Generation})
+	conditions.Set(&mcj.Status.Conditions, mcj.Generation, kind, ok, reason, msg)
 }
-

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +23,7 @@ import (
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
@@ -35,14 +35,11 @@ const Kind = "MultiClusterService"
 // removed.
 const Finalizer = "multicluster.meridian.dev/service-cleanup"
 
-// Condition type and reasons of a MultiClusterService.
-const (
-	ConditionReady      = "Ready"
-	reasonFollowing     = "FollowingDeployment"
-	reasonNoDeployment  = "NoMatchingDeployment"
-	reasonNotEverywhere = "MembersMissing"
-	reasonApplyFailed   = "ApplyFailed"
-)
+// ConditionReady is the MultiClusterService's condition type.
+const ConditionReady = multiclusterv1alpha1.ConditionServiceReady
+
+// reasonApplyFailed means writing a member Service failed.
+const reasonApplyFailed = multiclusterv1alpha1.ReasonApplyFailed
 
 // Reconciler reconciles MultiClusterServices.
 type Reconciler struct {
@@ -119,22 +116,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		mcs.Status.Clusters = append(mcs.Status.Clusters, multiclusterv1alpha1.ClusterName(c))
 	}
 	if r.Recorder != nil && !slices.Equal(before.Status.Clusters, mcs.Status.Clusters) {
-		r.Recorder.Eventf(mcs, nil, corev1.EventTypeNormal, reasonFollowing, "Follow", "Service now in %s", orNone(have))
+		r.Recorder.Eventf(mcs, nil, corev1.EventTypeNormal, multiclusterv1alpha1.ReasonFollowingDeployment, "Follow", "Service now in %s", orNone(have))
 	}
 	switch {
 	case err != nil:
 		setReady(mcs, false, reasonApplyFailed, err.Error())
 		return ctrl.Result{}, err
 	case deployment == "":
-		setReady(mcs, false, reasonNoDeployment, fmt.Sprintf("no MultiClusterDeployment in %s has pod template labels matching selector %s", mcs.Namespace, labels.Set(mcs.Spec.Selector)))
+		setReady(mcs, false, multiclusterv1alpha1.ReasonNoMatchingDeployment, fmt.Sprintf("no MultiClusterDeployment in %s has pod template labels matching selector %s", mcs.Namespace, labels.Set(mcs.Spec.Selector)))
 	case len(notes) > 0:
-		setReady(mcs, false, reasonNotEverywhere, strings.Join(notes, "; "))
+		setReady(mcs, false, multiclusterv1alpha1.ReasonMembersMissing, strings.Join(notes, "; "))
 	default:
 		msg := fmt.Sprintf("Service in %s, following MultiClusterDeployment %s", orNone(have), deployment)
 		if len(others) > 0 {
 			msg += fmt.Sprintf(" (the selector also matches %s; the first by name is followed)", strings.Join(others, ", "))
 		}
-		setReady(mcs, true, reasonFollowing, msg)
+		setReady(mcs, true, multiclusterv1alpha1.ReasonFollowingDeployment, msg)
 	}
 	return ctrl.Result{}, nil
 }
@@ -250,13 +247,7 @@ func (r *Reconciler) removeAll(ctx context.Context, mcs *multiclusterv1alpha1.Mu
 }
 
 func setReady(mcs *multiclusterv1alpha1.MultiClusterService, ok bool, reason, msg string) {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&mcs.Status.Conditions, metav1.Condition{
-		Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: mcs.Generation,
-	})
+	conditions.Set(&mcs.Status.Conditions, mcs.Generation, ConditionReady, ok, reason, msg)
 }
 
 func orNone(have map[string]bool) string {
