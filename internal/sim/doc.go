@@ -5,18 +5,25 @@
 //
 // # What is real and what is modelled
 //
-// Real: the placement framework (placement/plugins.NewFramework) decides
-// every placement, on snapshots built by placement.NewSnapshot, with pod
-// requests computed by placement.PodRequests from real corev1 Pods, and its
-// wall time is measured per call. The multi-cluster HPA (package autoscale),
-// the cloud provisioner and cluster autoscaler (package provision) and the
-// re-scheduler's plan (package reschedule) are the controllers' own decision
-// code.
+// Real: every decision. A MultiClusterDeployment's pass is decide.Deployment
+// and a MultiClusterJob's is decide.Job, the very functions the controllers
+// call between reading and writing: held replicas, pending grace and
+// overflow, assumptions, the placement framework (placement/plugins), the
+// pull-back and the rollout's order (add before remove) are theirs. The
+// multi-cluster HPA (package autoscale) and the cloud provisioner and
+// cluster autoscaler (package provision, whose Observe builds its input
+// from the workloads as the controller does) are the controllers' own
+// decision code too, and workloads are converted from their objects'
+// fields by workload.New. Pod requests go through placement.PodRequests
+// from real corev1 Pods, and each decision's wall time is measured.
 //
 // Modelled: each member cluster node by node, with a kube-scheduler-like
-// binder (package cluster); the propagation of decisions into member
-// clusters (instant); the time cloud clusters and nodes take to become usable
-// (from the scenario); the CPU a service's load costs (package workload).
+// binder (package cluster); the members' Deployment and Job controllers
+// (a member Deployment's pods follow its replicas at once, Pending ones
+// removed first; a member Job starts its parallel pods; a pod whose node
+// goes is made again in its member); the propagation of writes (instant);
+// the time cloud clusters and nodes take to become usable (from the
+// scenario); the CPU a service's load costs (package workload).
 //
 // # A run
 //
@@ -24,26 +31,26 @@
 // once from the seed, or read from a trace), the same services, the same
 // clusters. Events, in virtual time (package engine):
 //
-//   - A task is submitted at its submit time and placed at once. A Job
-//     replica completes after running for the task's duration; a Deployment
-//     is deleted when its duration has passed since submission.
-//   - Placement: the KubeFed baseline ("Propagate") creates every replica in
-//     the first preferred cluster without looking; the other policies call
-//     the framework, create the replicas it assigns and keep the rest
-//     unplaced. Unplaced replicas are retried a few seconds after capacity
-//     changes (a pod ends, a node or cluster joins), oldest workload first.
+//   - A task is submitted at its submit time and its controller's pass runs
+//     at once: a Deployment's or a Job's. A Job's pod completes after
+//     running for the task's duration; a Deployment is deleted when its
+//     duration has passed since submission.
+//   - A pass comes back when its plan says (RequeueAfter: the end of a
+//     pending grace period, a move waiting for new replicas, unplaced
+//     replicas, the re-scheduler's interval), and shortly after any change
+//     of a member's capacity (controllers.placementRetry, the inventory's
+//     batching): every Deployment, and every Job with unplaced pods, as the
+//     controllers re-queue them. The KubeFed baseline ("Propagate") writes
+//     every replica into the first preferred cluster without looking.
 //   - Every autoscaler period the multi-cluster HPA sets each autoscaled
-//     service's replicas from its load (scale-up placed at once, scale-down
-//     taken from the cloud first, then the farthest clusters); under
-//     traffic-aware placement a service none of whose replicas is where its
-//     users are is placed afresh and moved there, adding before removing.
-//   - Every provisioner period the provisioner decides on the cloud cluster:
-//     provision (usable after the cluster delay), add nodes (after the node
-//     delay), remove unneeded nodes (their pods are placed again) or remove
-//     the idle cluster. Cloud CPU is paid from request to removal.
-//   - Every re-scheduler period, Deployments running away from their
-//     preferred clusters are pulled back where there is room: the new
-//     replica is created first and the far one deleted once it runs.
+//     service's replicas from its load, and its pass places the change.
+//     TrafficAware services have a pass every traffic interval, with the
+//     traffic they receive in the snapshot.
+//   - Every provisioner period the provisioner decides on the cloud
+//     cluster: provision (usable after the cluster delay), add nodes to a
+//     pool (after the node delay), remove unneeded nodes (their pods are
+//     made again in the cloud or moved by their passes) or remove the idle
+//     cluster. Cloud CPU is paid from request to removal.
 //   - Every sample interval the state is recorded.
 //
 // # Measures
