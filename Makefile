@@ -64,6 +64,10 @@ test-unit: prometheus ## Run the tests that need no API server.
 test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale).
 	@hack/test.sh ./test/e2e/...
 
+.PHONY: testbed-stress
+testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (default 20) with the disk busy; print how many starts passed.
+	hack/testbed-stress.sh -n $(or $(RUNS),20) -p $(or $(PROFILE),seed001)
+
 .PHONY: bench-e2e
 bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
 	$(BIN)/meridian bench e2e
