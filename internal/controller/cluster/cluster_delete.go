@@ -63,6 +63,7 @@ func (r *Reconciler) cleanupMember(ctx context.Context, c *multiclusterv1alpha1.
 			if err := member.Client.Delete(ctx, obj, background); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("failed to delete %s %s from member %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj), c.Name, err)
 			}
+			log.FromContext(ctx).Info("Deleted Meridian's object from a member being removed", "member", c.Name, "kind", fmt.Sprintf("%T", obj), "object", klog.KObj(obj))
 			return nil
 		})
 		if err != nil {

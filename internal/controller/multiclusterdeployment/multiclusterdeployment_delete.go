@@ -8,9 +8,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/propagation"
@@ -47,6 +49,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mcd *multiclusterv1alp
 		if err := m.Client.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to delete Deployment of %s in member %q: %w", mcd.Name, name, err)
 		}
+		log.FromContext(ctx).Info("Deleted member Deployment", "member", name, "deployment", klog.KObj(d))
 	}
 	if remaining > 0 {
 		// Wait until the members' caches no longer show them.

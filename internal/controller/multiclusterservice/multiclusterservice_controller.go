@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -188,13 +189,20 @@ func (r *Reconciler) sync(ctx context.Context, mcs *multiclusterv1alpha1.MultiCl
 			}
 			continue
 		}
-		if err := propagation.Apply(ctx, m.Client, propagation.Service(mcs)); err != nil {
+		svc := propagation.Service(mcs)
+		if err := propagation.Apply(ctx, m.Client, svc); err != nil {
 			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
 			continue
 		}
+		// Applied on every pass, unchanged most of the time: verbose only.
+		log.FromContext(ctx).V(1).Info("Wrote member Service", "member", name, "service", klog.KObj(svc))
 		have[name] = true
 		if mcs.Spec.Export == nil || *mcs.Spec.Export {
-			err := propagation.Apply(ctx, m.Client, propagation.ServiceExport(mcs))
+			export := propagation.ServiceExport(mcs)
+			err := propagation.Apply(ctx, m.Client, export)
+			if err == nil {
+				log.FromContext(ctx).V(1).Info("Wrote member ServiceExport", "member", name, "serviceExport", klog.KObj(export))
+			}
 			switch {
 			case meta.IsNoMatchError(err):
 				notes = append(notes, fmt.Sprintf("%s does not serve ServiceExport (install the Multi-Cluster Services API CRDs there to route across clusters)", name))
@@ -229,6 +237,7 @@ func (r *Reconciler) remove(ctx context.Context, c client.Client, mcs *multiclus
 		if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("failed to delete %T %s: %w", obj, mcs.Name, err)
 		}
+		log.FromContext(ctx).Info("Deleted member object", "kind", fmt.Sprintf("%T", obj), "object", klog.KObj(obj))
 	}
 	return nil
 }
