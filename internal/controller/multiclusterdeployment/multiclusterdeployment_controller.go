@@ -41,7 +41,7 @@ type Reconciler struct {
 	// APIReader reads what is read too rarely to cache (PodDisruptionBudgets);
 	// Client when nil.
 	APIReader   client.Reader
-	Inventory   *inventory.Inventory
+	Inventory   inventory.View
 	Framework   *placement.Framework
 	Assumptions *placement.Assumptions
 	Recorder    events.EventRecorder

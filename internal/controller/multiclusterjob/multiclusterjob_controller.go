@@ -36,7 +36,7 @@ const Finalizer = "multicluster.meridian.dev/job-cleanup"
 // Reconciler reconciles MultiClusterJobs.
 type Reconciler struct {
 	Client      client.Client
-	Inventory   *inventory.Inventory
+	Inventory   inventory.View
 	Framework   *placement.Framework
 	Assumptions *placement.Assumptions
 	Recorder    events.EventRecorder
