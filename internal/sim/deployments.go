@@ -100,19 +100,10 @@ func (w *world) observeDeployment(wl *mcWorkload) map[string]decide.Member {
 		}
 		out[m.Name] = dm
 	}
-	for _, p := range wl.pods {
-		dm := out[p.Cluster.Name]
-		if p.Running() {
-			dm.ReadyReplicas++
-			dm.Bound++
-		} else {
-			since := epoch.Add(p.Data.(*podState).createdAt)
-			if dm.Pending == 0 || since.Before(dm.PendingSince) {
-				dm.PendingSince = since
-			}
-			dm.Pending++
-		}
-		out[p.Cluster.Name] = dm
+	for name, c := range wl.podCounts() {
+		dm := out[name]
+		dm.ReadyReplicas, dm.Bound, dm.Pending, dm.PendingSince = c.Bound, c.Bound, c.Pending, c.PendingSince
+		out[name] = dm
 	}
 	return out
 }

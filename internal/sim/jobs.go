@@ -65,18 +65,10 @@ func (w *world) observeJob(wl *mcWorkload) map[string]decide.JobMember {
 		}
 		out[m.Name] = jm
 	}
-	for _, p := range wl.pods {
-		jm := out[p.Cluster.Name]
-		if p.Running() {
-			jm.Running++
-		} else {
-			since := epoch.Add(p.Data.(*podState).createdAt)
-			if jm.Pending == 0 || since.Before(jm.PendingSince) {
-				jm.PendingSince = since
-			}
-			jm.Pending++
-		}
-		out[p.Cluster.Name] = jm
+	for name, c := range wl.podCounts() {
+		jm := out[name]
+		jm.Running, jm.Pending, jm.PendingSince = c.Bound, c.Pending, c.PendingSince
+		out[name] = jm
 	}
 	return out
 }

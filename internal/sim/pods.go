@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
 )
 
@@ -110,4 +111,24 @@ func (w *world) finish(wl *mcWorkload) {
 	if i := slices.Index(w.active, wl); i >= 0 {
 		w.active = slices.Delete(w.active, i, i+1)
 	}
+}
+
+// podCounts is what each member shows of wl's pods, as the controllers
+// count them (propagation.CountPods): bound, and Pending since when.
+func (wl *mcWorkload) podCounts() map[string]propagation.PodCounts {
+	out := map[string]propagation.PodCounts{}
+	for _, p := range wl.pods {
+		c := out[p.Cluster.Name]
+		if p.Running() {
+			c.Bound++
+		} else {
+			since := epoch.Add(p.Data.(*podState).createdAt)
+			if c.Pending == 0 || since.Before(c.PendingSince) {
+				c.PendingSince = since
+			}
+			c.Pending++
+		}
+		out[p.Cluster.Name] = c
+	}
+	return out
 }

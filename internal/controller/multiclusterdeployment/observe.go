@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,37 +73,12 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 		}
 	}
 
-	var pods corev1.PodList
-	if err := conn.Client.List(ctx, &pods, client.InNamespace(mcd.Namespace), owner.Selector()); err != nil {
+	pods, err := propagation.CountPods(ctx, conn.Client, mcd.Namespace, owner)
+	if err != nil {
 		return fmt.Errorf("failed to list pods in member %q: %w", m.name, err)
 	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || !p.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if p.Spec.NodeName != "" {
-			m.Bound++
-			continue
-		}
-		if since, ok := unschedulableSince(p); ok {
-			m.Pending++
-			if m.PendingSince.IsZero() || since.Before(m.PendingSince) {
-				m.PendingSince = since
-			}
-		}
-	}
+	m.Bound, m.Pending, m.PendingSince = pods.Bound, pods.Pending, pods.PendingSince
 	return nil
-}
-
-// unschedulableSince reports when the scheduler found no node for p.
-func unschedulableSince(p *corev1.Pod) (time.Time, bool) {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return c.LastTransitionTime.Time, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // lastDecision returns the replicas status last gave cluster.

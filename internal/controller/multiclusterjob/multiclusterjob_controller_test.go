@@ -39,16 +39,23 @@ func memberJobs(t *testing.T, clients map[string]client.Client) map[string]strin
 	return out
 }
 
-func TestJobIsDividedRunsAndCompletes(t *testing.T) {
-	mgmt, clients := setup(t)
+// render is batch/render: parallelism pods of one CPU, completions in all,
+// preferring cluster1 with substitution.
+func render(parallelism, completions int32) *multiclusterv1alpha1.MultiClusterJob {
 	mcj := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{Name: "render", Namespace: "batch"}}
-	mcj.Spec.Parallelism = ptr.To[int32](12)
-	mcj.Spec.Completions = ptr.To[int32](24)
+	mcj.Spec.Parallelism = ptr.To(parallelism)
+	mcj.Spec.Completions = ptr.To(completions)
 	mcj.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
 	mcj.Spec.Template.Spec.Containers = []corev1.Container{{Name: "frame", Image: "registry.k8s.io/pause:3.10",
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
 	mcj.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{"cluster1"}
 	mcj.Spec.Placement.Substitution = &multiclusterv1alpha1.Substitution{Enabled: true}
+	return mcj
+}
+
+func TestJobIsDividedRunsAndCompletes(t *testing.T) {
+	mgmt, clients := setup(t)
+	mcj := render(12, 24)
 	if err := mgmt.Create(t.Context(), mcj); err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +108,7 @@ func TestJobIsDividedRunsAndCompletes(t *testing.T) {
 // to the nearest cluster with room once the pending grace period is over.
 func TestUnschedulableJobMovesElsewhere(t *testing.T) {
 	mgmt, clients := setup(t)
-	mcj := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{Name: "render", Namespace: "batch"}}
-	mcj.Spec.Parallelism = ptr.To[int32](2)
-	mcj.Spec.Completions = ptr.To[int32](2)
-	mcj.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
-	mcj.Spec.Template.Spec.Containers = []corev1.Container{{Name: "frame", Image: "registry.k8s.io/pause:3.10",
-		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
-	mcj.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{"cluster1"}
-	mcj.Spec.Placement.Substitution = &multiclusterv1alpha1.Substitution{Enabled: true}
+	mcj := render(2, 2)
 	if err := mgmt.Create(t.Context(), mcj); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -63,37 +62,11 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 				mj.done, mj.fail = true, c.Type == batchv1.JobFailed
 			}
 		}
-		if err := observePods(ctx, mj, m.Client, mcj.Namespace, owner); err != nil {
+		pods, err := propagation.CountPods(ctx, m.Client, mcj.Namespace, owner)
+		if err != nil {
 			return nil, fmt.Errorf("failed to list the pods of Job %s in member %q: %w", mcj.Name, name, err)
 		}
+		mj.Running, mj.Pending, mj.PendingSince = pods.Bound, pods.Pending, pods.PendingSince
 	}
 	return out, nil
-}
-
-// observePods counts the member Job's pods running and those the member's
-// scheduler found no node for.
-func observePods(ctx context.Context, mj *memberJob, c client.Reader, namespace string, owner propagation.Owner) error {
-	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace(namespace), owner.Selector()); err != nil {
-		return err
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || !p.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if p.Spec.NodeName != "" {
-			mj.Running++
-			continue
-		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-				if mj.Pending == 0 || c.LastTransitionTime.Before(&metav1.Time{Time: mj.PendingSince}) {
-					mj.PendingSince = c.LastTransitionTime.Time
-				}
-				mj.Pending++
-			}
-		}
-	}
-	return nil
 }
