@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
 )
@@ -28,6 +29,10 @@ func (p *Provisioner) scaleDown(o Observation) Decision {
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
+	// Nothing goes while nodes are coming, as Karpenter does not disrupt
+	// while capacity it launched is not initialized: those nodes were
+	// bought for pods that will need the room they see now.
+	coming := slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return !n.Ready })
 	removed := map[string]bool{}
 	var remove []string
 	nonEmpty := false
@@ -39,9 +44,9 @@ func (p *Provisioner) scaleDown(o Observation) Decision {
 		since, ok := p.unneededSince[n.Name]
 		if !ok {
 			p.unneededSince[n.Name] = o.Now
-			continue
+			since = o.Now
 		}
-		if o.Now.Sub(since) < p.cfg.ScaleDownDelay || len(o.Cloud.Nodes)-len(remove) <= p.cfg.MinNodes {
+		if o.Now.Sub(since) < p.delay() || len(o.Cloud.Nodes)-len(remove) <= p.cfg.MinNodes || coming {
 			continue
 		}
 		if len(n.Pods) > 0 {
@@ -63,7 +68,7 @@ func (p *Provisioner) scaleDown(o Observation) Decision {
 	}
 	slices.Sort(remove)
 	return Decision{Action: RemoveNodes, Remove: remove,
-		Reason: fmt.Sprintf("pods fit on the other cloud nodes for %v", p.cfg.ScaleDownDelay)}
+		Reason: fmt.Sprintf("pods fit on the other cloud nodes for %v", p.delay())}
 }
 
 // consolidatable reports whether n may go: its requests are below the
@@ -98,4 +103,18 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 	without.Unschedulable = append(slices.Clone(o.Unschedulable), n.Pods...)
 	m, _, _ := p.shortage(without, p.cfg.NodeDelay, stay)
 	return len(m.nodes) == 0
+}
+
+// delay is how long a node must stay a candidate before it goes. The
+// scale-down delay is the reactive mode's only guard against the demand
+// coming back. The predictive mode has a better one: a node is a candidate
+// only while the forecast over the node delay needs no new node without
+// it, so it waits only as long as a replacement would take to arrive (a
+// node that stayed unneeded that long costs more kept than bought again,
+// as in the ski-rental rule), and never longer than the scale-down delay.
+func (p *Provisioner) delay() time.Duration {
+	if p.cfg.Mode == Predictive {
+		return min(p.cfg.NodeDelay, p.cfg.ScaleDownDelay)
+	}
+	return p.cfg.ScaleDownDelay
 }

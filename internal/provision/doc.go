@@ -49,8 +49,15 @@
 // As Karpenter consolidates, a ready cloud node whose pods fit on the other
 // ready cloud nodes, whose requests are below the scale-down utilization
 // (an empty node always qualifies), and whose room the predictive forecast
-// does not need, is removed once it has stayed so for the scale-down delay.
-// Empty nodes go together, a node with pods one per decision; the
+// does not need, is a candidate. Nothing goes while nodes are coming (they
+// were bought for pods that will take the room the candidates show). In
+// reactive mode a candidate goes once it has stayed so for the scale-down
+// delay, Algorithm 4's only guard against the demand coming back. In
+// predictive mode the forecast over the node delay is that guard, so a
+// candidate goes after the node delay (at most the scale-down delay): kept
+// longer, an unneeded node costs more than buying it again would. The
+// cloud cluster's kube-scheduler packs (MostAllocated), so that nodes empty
+// out. Empty nodes go together, a node with pods one per decision; the
 // controller drains it first (Drain), evicting its pods through the
 // Eviction API so that PodDisruptionBudgets hold. The cluster keeps at least
 // MinNodes nodes; when it runs no workload for the de-provisioning delay,

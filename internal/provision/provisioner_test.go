@@ -143,19 +143,43 @@ func TestProvisioner(t *testing.T) {
 			},
 		},
 		{
-			name: "predictive keeps a node the rising demand needs, and lets it go when the demand stops rising",
+			name: "nothing goes while a node is coming, then what stayed unneeded goes",
+			mode: Reactive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, true), node("n3", 0, false))}, Decision{Action: None}},
+				{10 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, true), node("n3", 0, false))}, Decision{Action: None}},
+				{11 * time.Minute, Observation{Capacity: capacity, Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, true), node("n3", 0, true))},
+					Decision{Action: RemoveNodes, Remove: []string{"n2"}, Reason: "pods fit on the other cloud nodes for 10m0s"}},
+			},
+		},
+		{
+			name: "predictive lets a node the forecast does not need go after the node delay",
 			mode: Predictive,
 			steps: []step{
 				{0, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
-				{5 * time.Minute, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
-				// 1 replica/min: the forecast wants room for 3 more and the
-				// largest, which n1 has.
-				{10 * time.Minute, inCloud(rising(41, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
-				{15 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
-				// Flat for a window: n1 was a candidate from 25 minutes on.
-				{25 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
-				{36 * time.Minute, inCloud(rising(46, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))),
-					Decision{Action: RemoveNodes, Remove: []string{"n1"}, Reason: "pods fit on the other cloud nodes for 10m0s"}},
+				{time.Minute, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{2 * time.Minute, inCloud(rising(40, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))),
+					Decision{Action: RemoveNodes, Remove: []string{"n1"}, Reason: "pods fit on the other cloud nodes for 2m0s"}},
+			},
+		},
+		{
+			name: "predictive keeps a node the rising demand needs, and lets it go when the demand stops rising",
+			mode: Predictive,
+			steps: []step{
+				{0, inCloud(rising(40, nil), ready(1, node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{4 * time.Minute, inCloud(rising(44, nil), ready(1, node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				// 1 replica/min: the forecast over the node delay and a
+				// period wants room for 3 more and the largest, which only
+				// n1 has.
+				{10 * time.Minute, inCloud(rising(50, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{14 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{18 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				// Flat over the window that starts at 12 minutes (samples at
+				// 14, 18, 22): n1 is a candidate from 22 minutes on.
+				{22 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{23 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
+				{24 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))),
+					Decision{Action: RemoveNodes, Remove: []string{"n1"}, Reason: "pods fit on the other cloud nodes for 2m0s"}},
 			},
 		},
 	}
@@ -197,4 +221,3 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
-

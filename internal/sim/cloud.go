@@ -147,7 +147,11 @@ func (w *world) provisionCloud(d provision.Decision) {
 		if w.cloud != c {
 			return
 		}
-		m := &member{Cluster: cluster.New(w.sc.Cloud.Name), cloud: true, info: placement.Cluster{
+		// The cloud cluster's scheduler packs, as the CloudProvisioner
+		// configures it, so that consolidation finds empty nodes.
+		cc := cluster.New(w.sc.Cloud.Name)
+		cc.Scoring = cluster.MostAllocated
+		m := &member{Cluster: cc, cloud: true, info: placement.Cluster{
 			Name: w.sc.Cloud.Name, Region: w.sc.Cloud.Region, Provider: w.sc.Cloud.Provider, Cloud: true, Ready: true,
 		}}
 		m.Nodes = append(m.Nodes, c.initial...)

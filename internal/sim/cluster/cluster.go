@@ -66,18 +66,36 @@ func (n *Node) Fits(r placement.Resources) bool {
 		n.Requested.Pods+r.Pods <= n.Allocatable.Pods
 }
 
-// leastAllocated is kube-scheduler's LeastAllocated score for placing r on
-// the node: the mean over CPU and memory of the free fraction after the
-// pod, in [0, 100].
-func (n *Node) leastAllocated(r placement.Resources) int64 {
-	score := func(req, alloc int64) int64 {
+// Scoring is the NodeResourcesFit scoring strategy of a cluster's
+// kube-scheduler: how it ranks the nodes a pod fits on.
+type Scoring string
+
+// The scoring strategies.
+const (
+	// LeastAllocated prefers the node with the most free room after the
+	// pod, spreading pods: kube-scheduler's default.
+	LeastAllocated Scoring = "LeastAllocated"
+	// MostAllocated prefers the node with the least free room after the
+	// pod, packing pods so that nodes empty out and an autoscaler can
+	// remove them: GKE's optimize-utilization profile.
+	MostAllocated Scoring = "MostAllocated"
+)
+
+// score is kube-scheduler's score for placing r on the node under s: the
+// mean over CPU and memory of the free (LeastAllocated) or requested
+// (MostAllocated) fraction after the pod, in [0, 100].
+func (n *Node) score(s Scoring, r placement.Resources) int64 {
+	frac := func(req, alloc int64) int64 {
 		if alloc == 0 {
 			return 0
 		}
+		if s == MostAllocated {
+			return req * 100 / alloc
+		}
 		return (alloc - req) * 100 / alloc
 	}
-	cpu := score(n.Requested.MilliCPU+r.MilliCPU, n.Allocatable.MilliCPU)
-	mem := score(n.Requested.Memory+r.Memory, n.Allocatable.Memory)
+	cpu := frac(n.Requested.MilliCPU+r.MilliCPU, n.Allocatable.MilliCPU)
+	mem := frac(n.Requested.Memory+r.Memory, n.Allocatable.Memory)
 	return (cpu + mem) / 2
 }
 
@@ -86,6 +104,9 @@ func (n *Node) leastAllocated(r placement.Resources) int64 {
 type Cluster struct {
 	Name  string
 	Nodes []*Node
+	// Scoring is how the scheduler ranks nodes; empty means
+	// LeastAllocated.
+	Scoring Scoring
 	// OnBind, when set, is called for every pod the scheduler binds.
 	OnBind  func(*Pod)
 	pending []*Pod

@@ -36,9 +36,10 @@ func placementOf(pods []*Pod) []string {
 
 func TestScheduler(t *testing.T) {
 	tests := []struct {
-		name  string
-		nodes []*Node
-		pods  []placement.Resources
+		name    string
+		scoring Scoring
+		nodes   []*Node
+		pods    []placement.Resources
 		// then deletes these pod indexes, in order
 		deletes []int
 		want    []string
@@ -48,6 +49,13 @@ func TestScheduler(t *testing.T) {
 			nodes: []*Node{node("n1", 2000, 4), node("n2", 2000, 4)},
 			pods:  []placement.Resources{res(500, 1), res(500, 1), res(500, 1)},
 			want:  []string{"n1", "n2", "n1"},
+		},
+		{
+			name:    "most allocated packs pods onto the fullest node that fits",
+			scoring: MostAllocated,
+			nodes:   []*Node{node("n1", 2000, 4), node("n2", 2000, 4), node("n3", 4000, 8)},
+			pods:    []placement.Resources{res(500, 1), res(500, 1), res(500, 1), res(500, 1), res(500, 1), res(1500, 2)},
+			want:    []string{"n1", "n1", "n1", "n1", "n2", "n2"},
 		},
 		{
 			name:  "fragmentation leaves a pod pending although the total is free",
@@ -72,6 +80,7 @@ func TestScheduler(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New("c", tc.nodes...)
+			c.Scoring = tc.scoring
 			pods := make([]*Pod, len(tc.pods))
 			for i, r := range tc.pods {
 				pods[i] = &Pod{ID: int64(i), Requests: r}

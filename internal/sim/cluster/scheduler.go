@@ -99,8 +99,8 @@ func (c *Cluster) SchedulePending() {
 	c.pending = kept
 }
 
-// pick is the scheduling cycle for one pod: filter on fit, score
-// LeastAllocated, first node among equals.
+// pick is the scheduling cycle for one pod: filter on fit, score with the
+// cluster's strategy, first node among equals.
 func (c *Cluster) pick(r placement.Resources) *Node {
 	var best *Node
 	bestScore := int64(-1)
@@ -108,7 +108,7 @@ func (c *Cluster) pick(r placement.Resources) *Node {
 		if !n.Fits(r) {
 			continue
 		}
-		if s := n.leastAllocated(r); s > bestScore {
+		if s := n.score(c.Scoring, r); s > bestScore {
 			best, bestScore = n, s
 		}
 	}
