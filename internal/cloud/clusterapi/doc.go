@@ -12,7 +12,10 @@
 //     identityRef names the credentials Secret);
 //   - two infrastructure machine templates, N-control-plane and N-md-0 (for
 //     OpenStack OpenStackMachineTemplates with the flavor and image);
-//   - a KubeadmControlPlane N-control-plane with one replica;
+//   - a KubeadmControlPlane N-control-plane with one replica, whose
+//     kube-scheduler packs pods (NodeResourcesFit MostAllocated, from a
+//     KubeSchedulerConfiguration file kubeadm writes) so that nodes empty
+//     out for the provisioner's consolidation, as the simulator assumes;
 //   - a Cluster N that references the control plane and the infrastructure
 //     cluster;
 //   - a KubeadmConfigTemplate N-md-0 and a MachineDeployment N-md-0 with

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,7 +69,15 @@ func (s *suite) testEnsure(t *testing.T) {
 			KubeadmConfigSpec: bootstrapv1.KubeadmConfigSpec{
 				ClusterConfiguration: bootstrapv1.ClusterConfiguration{
 					ControllerManager: bootstrapv1.ControllerManager{ExtraArgs: []bootstrapv1.Arg{{Name: "cloud-provider", Value: ptr.To("external")}}},
+					Scheduler: bootstrapv1.Scheduler{
+						ExtraArgs: []bootstrapv1.Arg{{Name: "config", Value: ptr.To("/etc/kubernetes/meridian-scheduler.yaml")}},
+						ExtraVolumes: []bootstrapv1.HostPathMount{{
+							Name: "meridian-scheduler", HostPath: "/etc/kubernetes/meridian-scheduler.yaml", MountPath: "/etc/kubernetes/meridian-scheduler.yaml",
+							ReadOnly: ptr.To(true), PathType: corev1.HostPathFile,
+						}},
+					},
 				},
+				Files:             []bootstrapv1.File{{Path: "/etc/kubernetes/meridian-scheduler.yaml", Owner: "root:root", Permissions: "0644", Content: clusterapi.SchedulerConfig}},
 				InitConfiguration: bootstrapv1.InitConfiguration{NodeRegistration: registration},
 				JoinConfiguration: bootstrapv1.JoinConfiguration{NodeRegistration: registration},
 			},

@@ -81,7 +81,9 @@ func (b *Backend) controlPlane(infra infrastructure, n names) *controlplanev1.Ku
 			KubeadmConfigSpec: bootstrapv1.KubeadmConfigSpec{
 				ClusterConfiguration: bootstrapv1.ClusterConfiguration{
 					ControllerManager: bootstrapv1.ControllerManager{ExtraArgs: infra.controllerManagerArgs()},
+					Scheduler:         packingScheduler(),
 				},
+				Files:             []bootstrapv1.File{schedulerConfigFile()},
 				InitConfiguration: bootstrapv1.InitConfiguration{NodeRegistration: infra.nodeRegistration()},
 				JoinConfiguration: bootstrapv1.JoinConfiguration{NodeRegistration: infra.nodeRegistration()},
 			},
