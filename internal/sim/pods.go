@@ -111,6 +111,10 @@ func (w *world) finish(wl *mcWorkload) {
 	if i := slices.Index(w.active, wl); i >= 0 {
 		w.active = slices.Delete(w.active, i, i+1)
 	}
+	if len(wl.jobs) > 0 {
+		// A completed job stays, with its member Jobs, until it is deleted.
+		w.completedJobs = append(w.completedJobs, wl)
+	}
 }
 
 // podCounts is what each member shows of wl's pods, as the controllers

@@ -23,8 +23,9 @@ type PolicyResult struct {
 	Summary
 	Events []Event `json:"events,omitempty"`
 	// Placements are, at the end of the run, the replicas (a Deployment's)
-	// or parallel pods (a Job's) of every workload still running, per
-	// member cluster, by workload key: what the member objects ask for.
+	// or parallel pods (a Job's, completed ones included: their member Jobs
+	// stay) of every workload, per member cluster, by workload key: what
+	// the member objects ask for.
 	Placements map[string]map[string]int32 `json:"placements,omitempty"`
 	Series     *Series                     `json:"-"`
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,12 +109,13 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 	return &PolicyResult{Policy: w.pol.Name, Summary: w.rec.summary(), Events: w.events, Placements: w.placements(), Series: &w.rec.series}, nil
 }
 
-// placements is what the member objects of every active workload ask for:
-// a member Deployment's replicas, a member Job's parallel pods, or (for
-// the baseline, which writes pods without member objects) the pods.
+// placements is what the member objects of every workload that exists at
+// the end ask for: a member Deployment's replicas, a member Job's parallel
+// pods (a completed job keeps its member Jobs), or (for the baseline, which
+// writes pods without member objects) the pods.
 func (w *world) placements() map[string]map[string]int32 {
 	out := map[string]map[string]int32{}
-	for _, wl := range w.active {
+	for _, wl := range slices.Concat(w.active, w.completedJobs) {
 		per := map[string]int32{}
 		for name, d := range wl.deployments {
 			per[name] = d.replicas

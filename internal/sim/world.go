@@ -67,6 +67,8 @@ type world struct {
 	// scheduledGone counts the replicas bound in clusters since removed.
 	scheduledGone map[string]int
 	completed     int
+	// completedJobs are the jobs that ran all their completions.
+	completedJobs []*mcWorkload
 	evicted       int
 	events        []Event
 	err           error

@@ -78,8 +78,8 @@ func TestSimulatorMatchesTheControllers(t *testing.T) {
 		if err := w.mgmt.Create(t.Context(), obj); err != nil {
 			t.Fatal(err)
 		}
-		// The simulator places each arrival before the next comes; so do
-		// the controllers here.
+		// The simulator places each arrival (and runs a job to completion)
+		// before the next comes; so do the controllers here.
 		w.waitFor(t, time.Minute, a.name+" placed and running", func() string {
 			got := w.placements(t)[a.name]
 			var n int32
@@ -91,6 +91,15 @@ func TestSimulatorMatchesTheControllers(t *testing.T) {
 			}
 			if pending := w.pendingPods(t); len(pending) > 0 {
 				return fmt.Sprintf("pods Pending: %v", pending)
+			}
+			if a.job {
+				j := &multiclusterv1alpha1.MultiClusterJob{}
+				if err := w.mgmt.Get(t.Context(), client.ObjectKey{Namespace: "fidelity", Name: a.name}, j); err != nil {
+					return err.Error()
+				}
+				if !isTrue(j.Status.Conditions, multiclusterv1alpha1.ConditionComplete) {
+					return a.name + " not Complete yet"
+				}
 			}
 			return ""
 		})
@@ -121,9 +130,9 @@ func simulate(t *testing.T, profile *testbed.Profile) map[string]map[string]int3
 	for i, a := range fidelityWorkload {
 		at := time.Duration(i) * fidelityArrival
 		if a.job {
-			// Jobs run longer than the scenario, as the testbed's fake pods
-			// never finish.
-			fmt.Fprintf(&trace, "%s,%d,%d,Job,%d,%d,%d,%s\n", a.name, int(at.Seconds()), 100000, a.milliCPU, mem.Value()>>20, a.replicas, a.preferred)
+			// The testbed's kwok completes a Job's pods as soon as they run;
+			// the shortest duration the simulator has is one second.
+			fmt.Fprintf(&trace, "%s,%d,%d,Job,%d,%d,%d,%s\n", a.name, int(at.Seconds()), 1, a.milliCPU, mem.Value()>>20, a.replicas, a.preferred)
 			continue
 		}
 		services = append(services, service{Name: a.name, CPU: fmt.Sprintf("%dm", a.milliCPU), Memory: fidelityMemory,
