@@ -54,7 +54,13 @@ func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) con
 		}
 	})
 	begin := time.Now()
-	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "e2e", Dir: dir, Profile: profile})
+	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "e2e", Dir: dir, Profile: profile, Progress: func(p testbed.Progress) {
+		// A component restarted after losing its start-up race is worth
+		// seeing in the test's log; the other steps are not.
+		if p.Step == testbed.StepRestart {
+			t.Logf("testbed: %s: %s", p.Cluster, p.Detail)
+		}
+	}})
 	if err != nil {
 		t.Fatalf("failed to start the testbed: %v", err)
 	}
