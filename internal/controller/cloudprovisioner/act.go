@@ -137,4 +137,4 @@ func groups(gs []provision.NodeGroup) string {
 }
 
 // now is the controller's clock.
-func (r *Reconciler) now() time.Time { return time.Now() }
+func (r *Reconciler) now() time.Time { return r.Clock.Now() }

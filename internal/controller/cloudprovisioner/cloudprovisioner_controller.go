@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -38,6 +39,8 @@ type Reconciler struct {
 	Namespace string
 	// Period is the time between two decisions.
 	Period time.Duration
+	// Clock is the reconciler's time; the real clock when nil.
+	Clock clock.Clock
 
 	mu sync.Mutex
 	// readiness is the members' readiness last seen, and changed when it
@@ -53,7 +56,10 @@ type Reconciler struct {
 func (r *Reconciler) defaults() {
 	r.provisioners = map[types.UID]*provision.Provisioner{}
 	r.drains = map[types.UID]map[string]*drain{}
-	r.changed = time.Now()
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	r.changed = r.Clock.Now()
 	if r.Period == 0 {
 		r.Period = 30 * time.Second
 	}
@@ -243,9 +249,9 @@ func (r *Reconciler) settled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !maps.Equal(now, r.readiness) {
-		r.readiness, r.changed = now, time.Now()
+		r.readiness, r.changed = now, r.Clock.Now()
 	}
-	return time.Since(r.changed) >= settleTime
+	return r.Clock.Since(r.changed) >= settleTime
 }
 
 // setPhase is Ready once the joined Cluster is Ready, else Provisioning.
@@ -253,9 +259,9 @@ func (r *Reconciler) setPhase(cp *multiclusterv1alpha1.CloudProvisioner, st clou
 	name := string(cp.Spec.CloudClusterName)
 	if st.Ready && r.Inventory.Readiness()[name] {
 		if cp.Status.Phase != multiclusterv1alpha1.PhaseReady {
-			cp.Status.ProvisionedTime = &metav1.Time{Time: time.Now()}
+			cp.Status.ProvisionedTime = &metav1.Time{Time: r.Clock.Now()}
 			if t := cp.Status.ProvisioningStartedTime; t != nil {
-				provisioningSeconds.WithLabelValues(cp.Namespace, cp.Name).Observe(time.Since(t.Time).Seconds())
+				provisioningSeconds.WithLabelValues(cp.Namespace, cp.Name).Observe(r.Clock.Since(t.Time).Seconds())
 			}
 			r.Recorder.Eventf(cp, nil, "Normal", "Joined", "Join", "cloud cluster %q joined with %d ready nodes", name, st.ReadyWorkers)
 		}
