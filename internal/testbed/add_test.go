@@ -36,7 +36,7 @@ func TestAddCluster(t *testing.T) {
 	dir := tb.Dir
 	l := layout{dir: dir}
 	burst := ClusterSpec{Name: "burst-1", Region: "cloud", Zone: "cloud-a"}
-	other := ClusterSpec{Name: "burst-2", Region: "cloud"}
+	other := ClusterSpec{Name: "burst-2", Region: "cloud", PackPods: true}
 
 	t.Run("two at once take turns", func(t *testing.T) {
 		var wg sync.WaitGroup
@@ -53,6 +53,56 @@ func TestAddCluster(t *testing.T) {
 			if !added[i].Started || !added[i].Added || added[i].Role != RoleMember {
 				t.Errorf("%s: started %v, added %v, role %s; want true, true, member", added[i].Name, added[i].Started, added[i].Added, added[i].Role)
 			}
+		}
+	})
+
+	t.Run("a cluster that packs puts pods on the fullest node", func(t *testing.T) {
+		if _, err := SetNodes(t.Context(), dir, other.Name, NodeSize{CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi")}, 2, nil); err != nil {
+			t.Fatal(err)
+		}
+		c, err := OpenCluster(dir, other.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := c.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One pod at a time, so that the second is scored against the
+		// first: MostAllocated puts it beside it, LeastAllocated would not.
+		for i := range 2 {
+			p := &corev1.Pod{}
+			p.Name, p.Namespace = fmt.Sprintf("packed-%d", i), "default"
+			p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}
+			if err := cl.Create(t.Context(), p); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(time.Minute)
+			for cl.Get(t.Context(), client.ObjectKeyFromObject(p), p) == nil && p.Spec.NodeName == "" && time.Now().Before(deadline) {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		nodes := map[string]int{}
+		for i := range 2 {
+			p := &corev1.Pod{}
+			if err := cl.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: fmt.Sprintf("packed-%d", i)}, p); err != nil {
+				t.Fatal(err)
+			}
+			nodes[p.Spec.NodeName]++
+		}
+		if len(nodes) != 1 || nodes[""] > 0 {
+			t.Errorf("pods per node %v, want both on one node", nodes)
+		}
+		for i := range 2 {
+			p := &corev1.Pod{}
+			p.Name, p.Namespace = fmt.Sprintf("packed-%d", i), "default"
+			if err := cl.Delete(t.Context(), p); client.IgnoreNotFound(err) != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := SetNodes(t.Context(), dir, other.Name, NodeSize{CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi")}, 0, nil); err != nil {
+			t.Fatal(err)
 		}
 	})
 

@@ -67,6 +67,7 @@ type kwokctlOptions struct {
 	KubeSchedulerPort           int      `json:"kubeSchedulerPort"`
 	KwokControllerPort          int      `json:"kwokControllerPort"`
 	MetricsServerPort           int      `json:"metricsServerPort,omitempty"`
+	KubeSchedulerConfig         string   `json:"kubeSchedulerConfig,omitempty"`
 }
 
 func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *clusterState) *kwokctlConfiguration {
@@ -99,6 +100,9 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 		Name:      "kwok-controller",
 		ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
 	}}
+	if cs.PackPods {
+		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)
+	}
 	if cs.Role == RoleMember {
 		o.MetricsServerBinary = bin(MetricsServer)
 		o.MetricsServerPort = p.MetricsServer
@@ -152,6 +156,12 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 	}
 	if err := os.WriteFile(l.kwokctlConfig(cluster), data, 0o600); err != nil {
 		return fmt.Errorf("failed to write kwokctl configuration: %w", err)
+	}
+	if cs.PackPods {
+		// kwokctl copies it and fills in the scheduler's kubeconfig.
+		if err := os.WriteFile(l.schedulerConfig(cluster), []byte(packingSchedulerConfig), 0o600); err != nil {
+			return fmt.Errorf("failed to write kube-scheduler configuration: %w", err)
+		}
 	}
 	logFile, err := os.Create(l.kwokctlLog(cluster))
 	if err != nil {

@@ -57,6 +57,12 @@ func (l layout) componentLog(cluster, component string) string {
 
 func (l layout) pkiDir(cluster string) string { return filepath.Join(l.clusterDir(cluster), "pki") }
 
+// schedulerConfig is the KubeSchedulerConfiguration of a cluster whose
+// scheduler packs pods, beside its kwokctl configuration.
+func (l layout) schedulerConfig(cluster string) string {
+	return filepath.Join(filepath.Dir(l.kwokctlConfig(cluster)), cluster+"-scheduler.yaml")
+}
+
 // kwokctlConfig is the KwokctlConfiguration Up writes for a cluster; it is
 // outside the cluster's folder, which kwokctl owns.
 func (l layout) kwokctlConfig(cluster string) string {
