@@ -176,9 +176,9 @@ func TestDeployment(t *testing.T) {
 			w.Policy = placement.PolicyTrafficAware
 			return w
 		}(),
-		members:  map[string]decide.Member{"home": running(2), "near": running(2), "far": empty()},
-		snap:     placement.NewSnapshot([]placement.Cluster{cluster("home", 2, 0), cluster("near", 2, 0), cluster("far", 3, 0)}, latency, map[string]map[string]float64{"MultiClusterDeployment/default/web": {"near": 10}}),
-		now:      t0, pullBack: &decide.PullBack{Interval: time.Minute},
+		members: map[string]decide.Member{"home": running(2), "near": running(2), "far": empty()},
+		snap:    placement.NewSnapshot([]placement.Cluster{cluster("home", 2, 0), cluster("near", 2, 0), cluster("far", 3, 0)}, latency, map[string]map[string]float64{"MultiClusterDeployment/default/web": {"near": 10}}),
+		now:     t0, pullBack: &decide.PullBack{Interval: time.Minute},
 		want: outcome{Target: map[string]int32{"near": 4}, Grow: []string{"near"}, Waiting: true, RequeueAfter: 2 * time.Second},
 	}, {
 		name:     "a pull-back is considered at most once per interval, and the pass comes back at that pace",
