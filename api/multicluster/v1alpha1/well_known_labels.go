@@ -23,6 +23,12 @@ const (
 	AnnotationOwnerGeneration = "multicluster.meridian.dev/owner-generation"
 )
 
+// AnnotationDrainStarted is set, on a cloud node a CloudProvisioner cordoned
+// to drain it, to when the drain started (RFC 3339), so that a restarted
+// controller resumes the drain where it was rather than leaving the node
+// cordoned.
+const AnnotationDrainStarted = "multicluster.meridian.dev/drain-started"
+
 // LabelCloudProvisioner is set, on the Cluster and Secret a CloudProvisioner
 // makes when its cloud cluster joins, to the CloudProvisioner's name.
 const LabelCloudProvisioner = "multicluster.meridian.dev/cloud-provisioner"

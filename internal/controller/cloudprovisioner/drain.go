@@ -3,6 +3,7 @@ package cloudprovisioner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,9 +29,9 @@ type drain struct {
 
 // startDrains cordons the nodes consolidation chose that still run pods,
 // so that nothing new lands on them, and starts evicting their pods. The
-// nodes are removed by continueDrains once empty. Drains are kept in
-// memory: after a restart a cordoned node is not a consolidation candidate
-// until the provisioner chooses it again, which cordons it again.
+// nodes are removed by continueDrains once empty. A drain is recorded on
+// its node (AnnotationDrainStarted), from which resumeDrains takes it up
+// again after a restart.
 func (r *Reconciler) startDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -50,11 +51,12 @@ func (r *Reconciler) startDrains(ctx context.Context, cp *multiclusterv1alpha1.C
 		if _, ok := ds[name]; ok {
 			continue
 		}
-		if err := cordon(ctx, c, name, true); err != nil {
+		started := r.now()
+		if err := cordon(ctx, c, name, &started); err != nil {
 			return err
 		}
 		r.mu.Lock()
-		ds[name] = &drain{started: r.now()}
+		ds[name] = &drain{started: started}
 		r.mu.Unlock()
 		log.FromContext(ctx).Info("Draining cloud node", "node", klog.KRef("", name))
 		r.Recorder.Eventf(cp, nil, "Normal", "Draining", "RemoveNodes", "node %q of cloud cluster %q cordoned: its pods fit on the other cloud nodes and are evicted, PodDisruptionBudgets permitting", name, cp.Spec.CloudClusterName)
@@ -66,15 +68,18 @@ func (r *Reconciler) startDrains(ctx context.Context, cp *multiclusterv1alpha1.C
 // evicts the pods left, removes a node that is empty, or gives back a node
 // whose pods could not be evicted within drainTimeout.
 func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec *cloud.Spec, st cloud.Status, obs provision.Observation) error {
+	c, err := r.cloudClient(cp)
+	if err != nil {
+		return nil // nothing joined, nothing to drain
+	}
+	if err := r.resumeDrains(ctx, cp, c); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	ds := r.drains[cp.UID]
 	r.mu.Unlock()
 	if len(ds) == 0 {
 		return nil
-	}
-	c, err := r.cloudClient(cp)
-	if err != nil {
-		return err
 	}
 	var pods corev1.PodList
 	if err := c.List(ctx, &pods); err != nil {
@@ -91,7 +96,7 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 		case provision.DrainRemove:
 			removed = append(removed, name)
 		case provision.DrainAbandon:
-			if err := cordon(ctx, c, name, false); err != nil {
+			if err := cordon(ctx, c, name, nil); err != nil {
 				return err
 			}
 			r.Recorder.Eventf(cp, nil, "Warning", "DrainAbandoned", "RemoveNodes", "node %q of cloud cluster %q kept: %d pods could not be evicted within %v without breaking a PodDisruptionBudget", name, cp.Spec.CloudClusterName, len(left), drainTimeout)
@@ -112,6 +117,36 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 	r.Recorder.Eventf(cp, nil, "Normal", string(d.Action), string(d.Action), "%s", describe(*spec, d))
 	if err := backend.Ensure(ctx, *spec); err != nil {
 		return fmt.Errorf("failed to remove drained nodes %v of cloud cluster %q: %w", removed, spec.Name, err)
+	}
+	return nil
+}
+
+// resumeDrains takes up the drains recorded on the cloud cluster's nodes
+// that this controller does not know of: those a previous one started
+// before it stopped. Without it a cordoned node would stay cordoned, and
+// paid for, until consolidation happened to choose it again.
+func (r *Reconciler) resumeDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, c client.Client) error {
+	var nodes corev1.NodeList
+	if err := c.List(ctx, &nodes); err != nil {
+		return fmt.Errorf("failed to list the nodes of cloud cluster %q: %w", cp.Spec.CloudClusterName, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		value, ok := n.Annotations[multiclusterv1alpha1.AnnotationDrainStarted]
+		if !ok || !n.Spec.Unschedulable || r.drains[cp.UID][n.Name] != nil {
+			continue
+		}
+		started, err := time.Parse(time.RFC3339, value)
+		if err != nil {
+			started = r.now() // unreadable: the drain starts its time again
+		}
+		if r.drains[cp.UID] == nil {
+			r.drains[cp.UID] = map[string]*drain{}
+		}
+		r.drains[cp.UID][n.Name] = &drain{started: started}
+		log.FromContext(ctx).Info("Resuming the drain of cloud node", "node", klog.KObj(n), "started", started)
 	}
 	return nil
 }
@@ -182,10 +217,15 @@ func evict(ctx context.Context, c client.Client, pods []corev1.Pod) (int, error)
 	return blocked, nil
 }
 
-// cordon marks a node unschedulable, or schedulable again.
-func cordon(ctx context.Context, c client.Client, name string, unschedulable bool) error {
+// cordon marks a node unschedulable with the time its drain started, or
+// (drainStarted nil) schedulable again without one.
+func cordon(ctx context.Context, c client.Client, name string, drainStarted *time.Time) error {
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	patch := []byte(fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable))
+	unschedulable, started := drainStarted != nil, "null"
+	if unschedulable {
+		started = strconv.Quote(drainStarted.UTC().Format(time.RFC3339))
+	}
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}},"spec":{"unschedulable":%t}}`, multiclusterv1alpha1.AnnotationDrainStarted, started, unschedulable))
 	if err := c.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("failed to set unschedulable=%t on node %q: %w", unschedulable, name, err)
 	}
