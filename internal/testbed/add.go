@@ -20,10 +20,10 @@ type ClusterSpec struct {
 	// (topology.kubernetes.io); no label when empty.
 	Region string
 	Zone   string
-	// PackPods makes the cluster's kube-scheduler put a pod on the fullest
-	// node that fits (NodeResourcesFit MostAllocated) instead of spreading,
-	// as a cloud cluster's does, so that nodes empty out.
-	PackPods bool
+	// SchedulerConfig, when set, is the KubeSchedulerConfiguration of the
+	// cluster's kube-scheduler, without clientConnection (kwokctl adds it):
+	// the cloud backend gives a cloud member one that packs pods.
+	SchedulerConfig string
 	// Timeout bounds the start; DefaultTimeout when zero.
 	Timeout time.Duration
 }
@@ -145,7 +145,7 @@ func (l layout) addCluster(ctx context.Context, st *state, spec ClusterSpec) (*A
 	}
 	st.Clusters = append(st.Clusters, clusterState{
 		Name: spec.Name, Index: index, Role: RoleMember, Ports: ports[0],
-		Region: spec.Region, Zone: spec.Zone, PackPods: spec.PackPods, Added: true, Phase: PhaseStarting,
+		Region: spec.Region, Zone: spec.Zone, SchedulerConfig: spec.SchedulerConfig, Added: true, Phase: PhaseStarting,
 	})
 	// Recorded before anything starts, so that Down and a later
 	// AddCluster find the cluster even if this process dies half-way.

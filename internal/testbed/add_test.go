@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/meridian-dev/meridian/internal/cloud"
 )
 
 // TestAddCluster adds two clusters to a running testbed at once, scales
@@ -36,7 +38,7 @@ func TestAddCluster(t *testing.T) {
 	dir := tb.Dir
 	l := layout{dir: dir}
 	burst := ClusterSpec{Name: "burst-1", Region: "cloud", Zone: "cloud-a"}
-	other := ClusterSpec{Name: "burst-2", Region: "cloud", PackPods: true}
+	other := ClusterSpec{Name: "burst-2", Region: "cloud", SchedulerConfig: cloud.PackingSchedulerConfig}
 
 	t.Run("two at once take turns", func(t *testing.T) {
 		var wg sync.WaitGroup

@@ -100,7 +100,7 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 		Name:      "kwok-controller",
 		ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
 	}}
-	if cs.PackPods {
+	if cs.SchedulerConfig != "" {
 		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)
 	}
 	if cs.Role == RoleMember {
@@ -157,9 +157,9 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 	if err := os.WriteFile(l.kwokctlConfig(cluster), data, 0o600); err != nil {
 		return fmt.Errorf("failed to write kwokctl configuration: %w", err)
 	}
-	if cs.PackPods {
+	if cs.SchedulerConfig != "" {
 		// kwokctl copies it and fills in the scheduler's kubeconfig.
-		if err := os.WriteFile(l.schedulerConfig(cluster), []byte(packingSchedulerConfig), 0o600); err != nil {
+		if err := os.WriteFile(l.schedulerConfig(cluster), []byte(cs.SchedulerConfig), 0o600); err != nil {
 			return fmt.Errorf("failed to write kube-scheduler configuration: %w", err)
 		}
 	}

@@ -57,8 +57,8 @@ func (l layout) componentLog(cluster, component string) string {
 
 func (l layout) pkiDir(cluster string) string { return filepath.Join(l.clusterDir(cluster), "pki") }
 
-// schedulerConfig is the KubeSchedulerConfiguration of a cluster whose
-// scheduler packs pods, beside its kwokctl configuration.
+// schedulerConfig is the KubeSchedulerConfiguration of a cluster with its
+// own (ClusterSpec.SchedulerConfig), beside its kwokctl configuration.
 func (l layout) schedulerConfig(cluster string) string {
 	return filepath.Join(filepath.Dir(l.kwokctlConfig(cluster)), cluster+"-scheduler.yaml")
 }

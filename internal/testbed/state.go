@@ -53,9 +53,9 @@ type clusterState struct {
 	// Region and Zone label a member's nodes.
 	Region string `json:"region,omitempty"`
 	Zone   string `json:"zone,omitempty"`
-	// PackPods is true for a member whose scheduler packs pods
-	// (ClusterSpec.PackPods).
-	PackPods bool `json:"packPods,omitempty"`
+	// SchedulerConfig is the member's kube-scheduler configuration, when
+	// it has its own (ClusterSpec.SchedulerConfig).
+	SchedulerConfig string `json:"schedulerConfig,omitempty"`
 	// Added is true for a member AddCluster started on the running
 	// testbed, outside its profile.
 	Added bool `json:"added,omitempty"`

@@ -97,7 +97,7 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 		return invalid(errs)
 	}
 
-	_, err := localtestbed.AddCluster(ctx, b.dir, localtestbed.ClusterSpec{Name: spec.Name, Region: spec.Region, PackPods: true})
+	_, err := localtestbed.AddCluster(ctx, b.dir, localtestbed.ClusterSpec{Name: spec.Name, Region: spec.Region, SchedulerConfig: cloud.PackingSchedulerConfig})
 	if errors.Is(err, localtestbed.ErrProfileCluster) {
 		return invalid(field.ErrorList{field.Invalid(pathName, spec.Name, "is a cluster of the testbed's profile, not a cloud cluster: choose another name")})
 	}
