@@ -13,7 +13,8 @@ import (
 // JobMember is what one member cluster shows of a multi-cluster job: its
 // member Job, if any, and the Job's pods.
 type JobMember struct {
-	// Ready is whether the member answers and may take pods.
+	// Ready is whether the member answers; a member that does not keeps
+	// its Job as it is.
 	Ready bool
 	// Exists is whether the member Job exists; Parallelism and Completions
 	// are then its spec (Completions nil when the job has none).
@@ -92,7 +93,8 @@ func Job(ctx context.Context, placer Placer, in JobInput) (*JobPlan, error) {
 	var kept, keptCompletions int32
 	for _, name := range slices.Sorted(maps.Keys(in.Members)) {
 		m := in.Members[name]
-		late := m.Pending > 0 && in.Now.Sub(m.PendingSince) >= in.Timing.PendingGrace
+		// A member that is not ready keeps its Job: what it shows is stale.
+		late := m.Ready && m.Pending > 0 && in.Now.Sub(m.PendingSince) >= in.Timing.PendingGrace
 		if late {
 			p.Overdue = append(p.Overdue, name)
 			w.Full[name] = true

@@ -103,6 +103,15 @@ func TestJob(t *testing.T) {
 			Delete: []string{"home"}, Overdue: []string{"home"},
 		},
 	}, {
+		name:     "a member that is not ready keeps its Job, whatever it showed last",
+		workload: batch(4), completions: ptr.To[int32](4),
+		members: map[string]decide.JobMember{
+			"home": {Exists: true, Parallelism: 4, Completions: ptr.To[int32](4), Pending: 4, PendingSince: t0},
+			"near": {Ready: true}, "far": {Ready: true},
+		},
+		snap: snap(2000), now: t0.Add(time.Hour),
+		want: jobOutcome{Create: map[string]decide.JobShare{}},
+	}, {
 		name:     "a member Job that ran pods keeps its share even when others stay pending",
 		workload: batch(4), completions: ptr.To[int32](4),
 		members: map[string]decide.JobMember{
