@@ -29,6 +29,8 @@ type JobMember struct {
 	// PendingSince.
 	Pending      int32
 	PendingSince time.Time
+	// Finished is whether the member Job completed or failed.
+	Finished bool
 }
 
 // started reports whether the member Job ran any pod, so its share of the
@@ -157,6 +159,28 @@ func Job(ctx context.Context, placer Placer, in JobInput) (*JobPlan, error) {
 		p.RequeueAfter = min(nonZero(p.RequeueAfter, in.Timing.UnplacedRetry), in.Timing.UnplacedRetry)
 	}
 	return p, nil
+}
+
+// JobStarted reports whether every member Job runs its parallel pods, as
+// many as its completions still need, or finished: the members then count
+// the job's pods, and the assumptions of its placement must go, or they
+// would reserve the room of pods that completed.
+func JobStarted(members map[string]JobMember) bool {
+	exists := false
+	for _, m := range members {
+		if !m.Exists {
+			continue
+		}
+		exists = true
+		want := m.Parallelism
+		if m.Completions != nil {
+			want = min(want, *m.Completions-m.Succeeded)
+		}
+		if !m.Finished && m.Running < want {
+			return false
+		}
+	}
+	return exists
 }
 
 // shareOf gives each new member Job its completions: pool in proportion to

@@ -136,3 +136,32 @@ func TestJob(t *testing.T) {
 		})
 	}
 }
+
+func TestJobStarted(t *testing.T) {
+	tests := []struct {
+		name    string
+		members map[string]decide.JobMember
+		want    bool
+	}{
+		{name: "no member Job yet", members: map[string]decide.JobMember{"home": {Ready: true}}, want: false},
+		{name: "pods still Pending", members: map[string]decide.JobMember{
+			"home": {Exists: true, Parallelism: 4, Completions: ptr.To[int32](4), Running: 2, Pending: 2},
+		}, want: false},
+		{name: "every pod runs", members: map[string]decide.JobMember{
+			"home": {Exists: true, Parallelism: 4, Completions: ptr.To[int32](4), Running: 4}, "near": {},
+		}, want: true},
+		{name: "fewer completions left than parallel pods", members: map[string]decide.JobMember{
+			"home": {Exists: true, Parallelism: 4, Completions: ptr.To[int32](4), Succeeded: 3, Running: 1},
+		}, want: true},
+		{name: "a finished member Job", members: map[string]decide.JobMember{
+			"home": {Exists: true, Parallelism: 4, Completions: ptr.To[int32](4), Finished: true},
+		}, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, decide.JobStarted(tc.members)); diff != "" {
+				t.Errorf("JobStarted() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -53,7 +53,7 @@ func pullBack(p *DeploymentPlan, snap *placement.Snapshot, members map[string]Me
 		}
 		clusters = append(clusters, rc)
 	}
-	moves := reschedule.Plan(clusters, []reschedule.Workload{{Key: w.Key, Requests: w.PodRequests, Preferred: preferred, Running: running}}, snap.Latency, 0)
+	moves := reschedule.Plan(clusters, []reschedule.Workload{{Key: w.Key, Requests: w.PodRequests, Preferred: preferred, Running: running}}, snap.Latency)
 	var moved int32
 	for _, mv := range moves {
 		p.Target[mv.To] += mv.Replicas

@@ -36,9 +36,8 @@ type Move struct {
 }
 
 // Plan returns the moves that bring replicas back to their preferred
-// clusters, workloads in the order given, at most maxMoves replicas in all
-// (zero means no limit).
-func Plan(clusters []Cluster, workloads []Workload, latency placement.Latency, maxMoves int32) []Move {
+// clusters, workloads in the order given.
+func Plan(clusters []Cluster, workloads []Workload, latency placement.Latency) []Move {
 	free := map[string][]placement.Resources{}
 	cloud := map[string]bool{}
 	for _, c := range clusters {
@@ -46,7 +45,6 @@ func Plan(clusters []Cluster, workloads []Workload, latency placement.Latency, m
 		cloud[c.Name] = c.Cloud
 	}
 	var moves []Move
-	var moved int32
 	for _, w := range workloads {
 		if len(w.Preferred) == 0 {
 			continue
@@ -56,15 +54,11 @@ func Plan(clusters []Cluster, workloads []Workload, latency placement.Latency, m
 				break
 			}
 			for range w.Running[from] {
-				if maxMoves > 0 && moved >= maxMoves {
-					return moves
-				}
 				to := reserve(free, w.Preferred, w.Requests)
 				if to == "" {
 					break
 				}
 				moves = addMove(moves, Move{Workload: w.Key, From: from, To: to, Replicas: 1})
-				moved++
 			}
 		}
 	}

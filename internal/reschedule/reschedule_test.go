@@ -27,7 +27,6 @@ func TestPlan(t *testing.T) {
 		name      string
 		clusters  []Cluster
 		workloads []Workload
-		maxMoves  int32
 		want      []Move
 	}{
 		{
@@ -64,15 +63,6 @@ func TestPlan(t *testing.T) {
 			want: []Move{{Workload: "a", From: "nancy", To: "rennes", Replicas: 1}},
 		},
 		{
-			name:     "at most maxMoves replicas",
-			clusters: []Cluster{{Name: "rennes", Free: free(8000)}, {Name: "nancy", Cloud: true}},
-			workloads: []Workload{{
-				Key: "a", Requests: one, Preferred: []string{"rennes"}, Running: map[string]int32{"nancy": 5},
-			}},
-			maxMoves: 2,
-			want:     []Move{{Workload: "a", From: "nancy", To: "rennes", Replicas: 2}},
-		},
-		{
 			name:     "no preferred cluster, nothing to pull back",
 			clusters: []Cluster{{Name: "rennes", Free: free(8000)}, {Name: "nancy", Cloud: true}},
 			workloads: []Workload{{
@@ -82,7 +72,7 @@ func TestPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Plan(tc.clusters, tc.workloads, latency, tc.maxMoves)
+			got := Plan(tc.clusters, tc.workloads, latency)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Plan (-want +got):\n%s", diff)
 			}

@@ -63,7 +63,7 @@ func (w *world) provisionInput() provision.Input {
 	overflows := w.pol.Substitution || w.pol.Bursting
 	for _, wl := range w.active {
 		in.Workloads = append(in.Workloads, provision.Workload{
-			Requests: wl.requests, Asked: wl.asked(), Unplaced: wl.unplaced(), Overflows: overflows,
+			Requests: wl.spec.PodRequests, Asked: wl.asked(), Unplaced: wl.unplaced(), Overflows: overflows,
 		})
 	}
 	for _, m := range w.members {

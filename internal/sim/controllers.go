@@ -26,7 +26,7 @@ func (w *world) autoscale() {
 			_, _, milli := wl.load.At(w.eng.Now())
 			// The load is spread over the Running replicas, each of which
 			// can use up to its request (limits equal requests).
-			util = math.Min(100, 100*milli/float64(int64(running)*wl.requests.MilliCPU))
+			util = math.Min(100, 100*milli/float64(int64(running)*wl.spec.PodRequests.MilliCPU))
 		}
 		r := wl.hpa.Recommend(w.now(), autoscale.Observation{Current: wl.desired, Ready: running, Utilization: util})
 		if r.Desired != wl.desired {

@@ -79,7 +79,7 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 	}
 	if p.MovedBack > 0 {
 		w.movedBack += int(p.MovedBack)
-		w.event(EventPulledBack, "%d replicas of %s move back to their preferred clusters", p.MovedBack, wl.key)
+		w.event(EventPulledBack, "%d replicas of %s move back to their preferred clusters", p.MovedBack, wl.spec.Key)
 	}
 	after := p.RequeueAfter
 	if wl.load != nil && wl.spec.Policy == placement.PolicyTrafficAware {

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
 )
 
@@ -15,9 +14,4 @@ func newFramework() (Placer, error) {
 		return nil, fmt.Errorf("failed to build the placement framework: %w", err)
 	}
 	return f, nil
-}
-
-// newSnapshot is the framework's snapshot constructor.
-func newSnapshot(clusters []placement.Cluster, latency placement.Latency, traffic map[string]map[string]float64) *placement.Snapshot {
-	return placement.NewSnapshot(clusters, latency, traffic)
 }

@@ -47,6 +47,13 @@ func (w *world) reconcileJob(wl *mcWorkload) {
 	}
 	if p.Decision != nil {
 		p.Assume(w.assumptions)
+		wl.assumed = true
+		w.version++
+	}
+	if wl.assumed && decide.JobStarted(w.observeJob(wl)) {
+		// Every member Job runs its pods, which the members now count.
+		w.assumptions.Forget(wl.spec.Key)
+		wl.assumed = false
 		w.version++
 	}
 	if p.RequeueAfter > 0 {
@@ -62,6 +69,7 @@ func (w *world) observeJob(wl *mcWorkload) map[string]decide.JobMember {
 		if j := wl.jobs[m.Name]; j != nil {
 			c := j.completions
 			jm.Exists, jm.Parallelism, jm.Completions, jm.Succeeded = true, j.parallelism, &c, j.succeeded
+			jm.Finished = j.succeeded >= j.completions
 		}
 		out[m.Name] = jm
 	}

@@ -14,7 +14,7 @@ func (w *world) wantPlacement(wl *mcWorkload) {
 	case wl.done:
 	case w.pol.Placement == scenario.PlacementPropagate:
 		w.propagate(wl)
-	case wl.kind == placement.KindDeployment:
+	case wl.spec.Kind == placement.KindDeployment:
 		w.reconcileDeployment(wl)
 	default:
 		w.reconcileJob(wl)
@@ -25,12 +25,12 @@ func (w *world) wantPlacement(wl *mcWorkload) {
 // preferred cluster (or the first cluster), whether it fits or not.
 func (w *world) propagate(wl *mcWorkload) {
 	target := w.members[0]
-	if len(wl.locations) > 0 {
-		if m := w.byName[wl.locations[0]]; m != nil {
+	if len(wl.spec.Locations) > 0 {
+		if m := w.byName[wl.spec.Locations[0]]; m != nil {
 			target = m
 		}
 	}
-	if wl.kind == placement.KindDeployment {
+	if wl.spec.Kind == placement.KindDeployment {
 		w.writeMember(wl, target.Name, wl.asked())
 		return
 	}
@@ -54,7 +54,7 @@ func (w *world) capacityChanged() {
 func (w *world) retryUnplaced() {
 	w.retrying = false
 	for _, wl := range slices.Clone(w.active) {
-		if wl.kind == placement.KindDeployment || wl.unplaced() > 0 {
+		if wl.spec.Kind == placement.KindDeployment || wl.unplaced() > 0 {
 			w.wantPlacement(wl)
 		}
 	}
@@ -83,7 +83,7 @@ func (w *world) buildSnapshot() *placement.Snapshot {
 		}
 		clusters = append(clusters, c)
 	}
-	snap := newSnapshot(clusters, w.latency, w.traffic())
+	snap := placement.NewSnapshot(clusters, w.latency, w.traffic())
 	w.assumptions.Refresh(w.bound)
 	snap.ApplyAssumptions(w.assumptions)
 	return snap
@@ -119,7 +119,7 @@ func (w *world) traffic() map[string]map[string]float64 {
 		if out == nil {
 			out = map[string]map[string]float64{}
 		}
-		out[wl.key] = map[string]float64{c: level}
+		out[wl.spec.Key] = map[string]float64{c: level}
 	}
 	return out
 }

@@ -20,7 +20,7 @@ func resourceBytes(b int64) *resource.Quantity { return resource.NewQuantity(b, 
 func (w *world) createPods(wl *mcWorkload, m *member, n int32) {
 	for range n {
 		w.nextPod++
-		p := &cluster.Pod{ID: w.nextPod, Workload: wl.key, Requests: wl.requests, Data: &podState{w: wl, member: m, alive: true, createdAt: w.eng.Now()}}
+		p := &cluster.Pod{ID: w.nextPod, Workload: wl.spec.Key, Requests: wl.spec.PodRequests, Data: &podState{w: wl, member: m, alive: true, createdAt: w.eng.Now()}}
 		wl.pods = append(wl.pods, p)
 		w.version++
 		m.AddPod(p)
@@ -36,7 +36,7 @@ func (w *world) onBind(p *cluster.Pod) {
 	if m := w.byName[p.Cluster.Name]; m != nil {
 		m.scheduled++
 	}
-	if st.w.kind != placement.KindJob {
+	if st.w.spec.Kind != placement.KindJob {
 		return
 	}
 	boundAt := st.boundAt
@@ -106,8 +106,8 @@ func (w *world) finish(wl *mcWorkload) {
 	for len(wl.pods) > 0 {
 		w.deletePod(wl.pods[len(wl.pods)-1])
 	}
-	delete(w.byKey, wl.key)
-	w.assumptions.Forget(wl.key)
+	delete(w.byKey, wl.spec.Key)
+	w.assumptions.Forget(wl.spec.Key)
 	if i := slices.Index(w.active, wl); i >= 0 {
 		w.active = slices.Delete(w.active, i, i+1)
 	}

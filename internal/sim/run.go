@@ -127,7 +127,7 @@ func (w *world) placements() map[string]map[string]int32 {
 			per = wl.counts(false)
 		}
 		if len(per) > 0 {
-			out[wl.key] = per
+			out[wl.spec.Key] = per
 		}
 	}
 	return out
@@ -194,13 +194,12 @@ func (w *world) newWorkload(name string, kind placement.WorkloadKind, replicas i
 		return nil, fmt.Errorf("invalid workload %q of policy %q: %w", name, w.pol.Name, err)
 	}
 	return &mcWorkload{
-		key: spec.Key, kind: kind, requests: spec.PodRequests, locations: spec.Locations, desired: replicas,
-		spec: spec, deployments: map[string]*memberDeployment{}, jobs: map[string]*memberJob{}, passAt: -1,
+		desired: replicas, spec: spec, deployments: map[string]*memberDeployment{}, jobs: map[string]*memberJob{}, passAt: -1,
 	}, nil
 }
 
 func (w *world) add(wl *mcWorkload) {
 	w.active = append(w.active, wl)
-	w.byKey[wl.key] = wl
+	w.byKey[wl.spec.Key] = wl
 	w.wantPlacement(wl)
 }

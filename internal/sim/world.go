@@ -76,10 +76,6 @@ type world struct {
 
 // mcWorkload is one multi-cluster workload of the run: a task or a service.
 type mcWorkload struct {
-	key       string
-	kind      placement.WorkloadKind
-	requests  placement.Resources
-	locations []string
 	// spec is the workload as workload.New makes it from the object's spec,
 	// as the controllers do; generation counts the changes of its replicas.
 	spec       *placement.Workload
@@ -88,6 +84,8 @@ type mcWorkload struct {
 	// jobs the member Jobs of a job.
 	deployments map[string]*memberDeployment
 	jobs        map[string]*memberJob
+	// assumed is whether a job's placement is in the assumptions.
+	assumed bool
 	// lastPullBack is when the re-scheduler last considered the workload.
 	lastPullBack time.Time
 	// passAt is when the next pass of the workload's controller is due;

@@ -135,7 +135,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		after = p.RequeueAfter
 	}
 	r.report(mcj, members)
-	if started(members) {
+	views := make(map[string]decide.JobMember, len(members))
+	for name, m := range members {
+		views[name] = m.JobMember
+	}
+	if decide.JobStarted(views) {
 		// Every member Job runs its pods, which the members now count: the
 		// reservation has done its work, and must not outlive the pods.
 		r.Assumptions.Forget(workload.Key(Kind, mcj.Namespace, mcj.Name))

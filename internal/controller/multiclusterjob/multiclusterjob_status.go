@@ -35,7 +35,7 @@ func (r *Reconciler) report(mcj *multiclusterv1alpha1.MultiClusterJob, members m
 		if t := mj.job.Status.StartTime; t != nil && (st.StartTime == nil || t.Before(st.StartTime)) {
 			st.StartTime = t.DeepCopy()
 		}
-		if mj.done {
+		if mj.Finished {
 			done++
 			if t := mj.job.Status.CompletionTime; t != nil && (last == nil || last.Before(t)) {
 				last = t

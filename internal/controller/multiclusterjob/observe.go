@@ -21,7 +21,7 @@ type memberJob struct {
 	client client.Client
 	// job is the member Job Meridian made, or nil.
 	job  *batchv1.Job
-	done bool // Complete or Failed
+	// fail is whether the member Job failed (Finished says it ended).
 	fail bool
 }
 
@@ -59,7 +59,7 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		mj.Completions, mj.Succeeded = j.Spec.Completions, j.Status.Succeeded
 		for _, c := range j.Status.Conditions {
 			if c.Status == corev1.ConditionTrue && (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) {
-				mj.done, mj.fail = true, c.Type == batchv1.JobFailed
+				mj.Finished, mj.fail = true, c.Type == batchv1.JobFailed
 			}
 		}
 		pods, err := propagation.CountPods(ctx, m.Client, mcj.Namespace, owner)

@@ -146,26 +146,6 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 	}
 }
 
-// started reports whether every member Job runs its parallel pods (or
-// finished), so the members count them and nothing needs assuming.
-func started(members map[string]*memberJob) bool {
-	any := false
-	for _, m := range members {
-		if m.job == nil {
-			continue
-		}
-		any = true
-		want := m.Parallelism
-		if m.Completions != nil {
-			want = min(want, *m.Completions-m.Succeeded)
-		}
-		if !m.done && m.Running < want {
-			return false
-		}
-	}
-	return any
-}
-
 func (r *Reconciler) event(mcj *multiclusterv1alpha1.MultiClusterJob, kind, reason, format string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(mcj, nil, kind, reason, "Place", format, args...)
