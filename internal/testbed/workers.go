@@ -23,15 +23,9 @@ type NodeChange struct {
 	Workers []string
 }
 
-// WorkerName is the name of a member's n-th worker node, as SetNodes
-// creates it: "<cluster>-worker-<n>".
-func WorkerName(cluster string, n int) string {
-	return GroupWorkerName(cluster, "", n)
-}
-
 // GroupWorkerName is the name of the n-th worker node of a member's node
 // group, as SetNodeGroup creates it: "<cluster>-<group>-<n>", or
-// WorkerName's "<cluster>-worker-<n>" for the group "". Numbers are unique
+// "<cluster>-worker-<n>" for the group "" (SetNodes' workers). Numbers are unique
 // across a member's groups, so that every worker has its own address.
 func GroupWorkerName(cluster, group string, n int) string {
 	return fmt.Sprintf("%s%d", groupPrefix(cluster, group), n)
@@ -64,12 +58,6 @@ func number(prefix, name string) (int, bool) {
 	return n, true
 }
 
-// WorkerNumber returns n of a worker's name (WorkerName), and whether
-// name is one of the cluster's workers.
-func WorkerNumber(cluster, name string) (int, bool) {
-	return GroupWorkerNumber(cluster, "", name)
-}
-
 // workerAddress is worker n's InternalIP on the index-th member:
 // 172.17.<index>.<n> for the first 254, then 172.18 and up, apart from
 // the profile's nodes (172.16).
@@ -78,7 +66,7 @@ func workerAddress(index, n int) string {
 }
 
 // SetNodes gives a member of the testbed in dir count worker nodes
-// (WorkerName), kwok fake nodes with size as capacity and allocatable,
+// ("<cluster>-worker-<n>"), kwok fake nodes with size as capacity and allocatable,
 // the cluster's region and zone as topology labels, and the labels and
 // addresses of a profile's nodes. The nodes named in remove are deleted
 // first, whatever count is; then, when more workers than count are left,

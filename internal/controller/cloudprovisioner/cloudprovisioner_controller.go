@@ -51,11 +51,15 @@ type Reconciler struct {
 	provisioners map[types.UID]*provision.Provisioner
 	// drains are the nodes of each CloudProvisioner being drained.
 	drains map[types.UID]map[string]*drain
+	// resumed says, per CloudProvisioner, that the drains a previous
+	// controller recorded on the nodes were taken up.
+	resumed map[types.UID]bool
 }
 
 func (r *Reconciler) defaults() {
 	r.provisioners = map[types.UID]*provision.Provisioner{}
 	r.drains = map[types.UID]map[string]*drain{}
+	r.resumed = map[types.UID]bool{}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}

@@ -72,8 +72,13 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 	if err != nil {
 		return nil // nothing joined, nothing to drain
 	}
-	if err := r.resumeDrains(ctx, cp, c); err != nil {
-		return err
+	r.mu.Lock()
+	resumed := r.resumed[cp.UID]
+	r.mu.Unlock()
+	if !resumed {
+		if err := r.resumeDrains(ctx, cp, c); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	ds := r.drains[cp.UID]
@@ -121,9 +126,9 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 	return nil
 }
 
-// resumeDrains takes up the drains recorded on the cloud cluster's nodes
-// that this controller does not know of: those a previous one started
-// before it stopped. Without it a cordoned node would stay cordoned, and
+// resumeDrains takes up, once per CloudProvisioner after a start, the
+// drains recorded on the cloud cluster's nodes that this controller does
+// not know of: those a previous one started before it stopped. Without it a cordoned node would stay cordoned, and
 // paid for, until consolidation happened to choose it again.
 func (r *Reconciler) resumeDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, c client.Client) error {
 	var nodes corev1.NodeList
@@ -148,6 +153,7 @@ func (r *Reconciler) resumeDrains(ctx context.Context, cp *multiclusterv1alpha1.
 		r.drains[cp.UID][n.Name] = &drain{started: started}
 		log.FromContext(ctx).Info("Resuming the drain of cloud node", "node", klog.KObj(n), "started", started)
 	}
+	r.resumed[cp.UID] = true
 	return nil
 }
 

@@ -40,7 +40,7 @@ func TestDrainSurvivesARestart(t *testing.T) {
 
 	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "burst", UID: types.UID("uid-1")}}
 	cp.Spec.CloudClusterName = "cloud"
-	restarted := &Reconciler{Clock: clocktesting.NewFakeClock(started.Add(time.Hour)), drains: map[types.UID]map[string]*drain{}}
+	restarted := &Reconciler{Clock: clocktesting.NewFakeClock(started.Add(time.Hour)), drains: map[types.UID]map[string]*drain{}, resumed: map[types.UID]bool{}}
 	if err := restarted.resumeDrains(t.Context(), cp, c); err != nil {
 		t.Fatal(err)
 	}

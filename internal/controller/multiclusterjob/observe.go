@@ -20,7 +20,7 @@ type memberJob struct {
 	decide.JobMember
 	client client.Client
 	// job is the member Job Meridian made, or nil.
-	job  *batchv1.Job
+	job *batchv1.Job
 	// fail is whether the member Job failed (Finished says it ended).
 	fail bool
 }
