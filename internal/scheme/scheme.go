@@ -14,6 +14,7 @@ import (
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
+	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
 
@@ -24,6 +25,7 @@ func New() *runtime.Scheme {
 		clientgoscheme.AddToScheme,
 		apiextensionsv1.AddToScheme,
 		multiclusterv1alpha1.AddToScheme,
+		computev1alpha1.AddToScheme,
 		mcsv1beta1.Install,
 		metricsv1beta1.AddToScheme,
 	} {

@@ -1,0 +1,323 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Provider is a cloud provider a CloudVM may run on.
+// +kubebuilder:validation:Enum=azure;gcp;aws
+type Provider string
+
+// The providers Meridian renders VMs for.
+const (
+	ProviderAzure Provider = "azure"
+	ProviderGCP   Provider = "gcp"
+	ProviderAWS   Provider = "aws"
+)
+
+// Residency is a jurisdiction a CloudVM's data must stay in.
+// +kubebuilder:validation:Enum=EU
+type Residency string
+
+// ResidencyEU keeps a VM in regions of the European Union and the EEA.
+const ResidencyEU Residency = "EU"
+
+// ImageFamily is the operating system a CloudVM boots; each provider's chart
+// maps it to that provider's image.
+// +kubebuilder:validation:Enum=ubuntu-24.04;ubuntu-22.04;debian-12
+type ImageFamily string
+
+// CloudVMSpec is what a user asks of a VM: its needs, not its place.
+//
+// +kubebuilder:validation:XValidation:rule="quantity(self.cpu).isGreaterThan(quantity('0'))",message="cpu must be greater than zero",fieldPath=".cpu"
+// +kubebuilder:validation:XValidation:rule="quantity(self.memory).isGreaterThan(quantity('0'))",message="memory must be greater than zero",fieldPath=".memory"
+// +kubebuilder:validation:XValidation:rule="duration(self.duration) > duration('0s')",message="duration must be greater than zero, e.g. 2h",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.deadline) || !has(self.pin) || !has(self.pin.start) || timestamp(self.pin.start) + duration(self.duration) <= timestamp(self.deadline)",message="pin.start plus duration must not be after the deadline",fieldPath=".deadline"
+// +kubebuilder:validation:XValidation:rule="!has(self.pin) || !has(self.pin.provider) || !has(self.providers) || self.pin.provider in self.providers",message="pin.provider must be one of providers",fieldPath=".pin.provider"
+type CloudVMSpec struct {
+	// CPU is the number of virtual CPUs the VM needs, e.g. "2".
+	// +required
+	CPU resource.Quantity `json:"cpu"`
+
+	// Memory is the memory the VM needs, e.g. "8Gi".
+	// +required
+	Memory resource.Quantity `json:"memory"`
+
+	// Duration is how long the VM runs once started, e.g. "3h". The VM is
+	// deleted at its start plus this duration.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	Duration metav1.Duration `json:"duration"`
+
+	// Deadline, when set, is when the VM must have finished: the scheduler
+	// only chooses starts that end by it, and a VM that cannot is Failed,
+	// never started late.
+	// +optional
+	Deadline *metav1.Time `json:"deadline,omitempty"`
+
+	// OriginRegion is the provider region nearest the VM's users (any
+	// provider's region name, e.g. "westeurope"); latency limits are
+	// measured from it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	OriginRegion string `json:"originRegion,omitempty"`
+
+	// MaxLatencyMilliseconds, when set, is the largest round-trip time
+	// allowed between the origin region and the VM's region.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxLatencyMilliseconds *int32 `json:"maxLatencyMilliseconds,omitempty"`
+
+	// Residency, when set, keeps the VM in that jurisdiction's regions.
+	// +optional
+	Residency Residency `json:"residency,omitempty"`
+
+	// Providers, when set, are the only providers the VM may run on; when
+	// empty every provider the policies allow is compared.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=3
+	Providers []Provider `json:"providers,omitempty"`
+
+	// Image is the operating system family the VM boots.
+	// +optional
+	// +kubebuilder:default=ubuntu-24.04
+	Image ImageFamily `json:"image,omitempty"`
+
+	// Pin, when set, fixes part of the decision: the policies still check a
+	// pinned provider and region, and a pinned start replaces the carbon
+	// scheduler's choice of time.
+	// +optional
+	Pin *CloudVMPin `json:"pin,omitempty"`
+
+	// SSHPublicKey is the public key installed for the VM's admin user.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16384
+	SSHPublicKey string `json:"sshPublicKey,omitempty"`
+
+	// CredentialsSecretRef names a Secret in the VM's namespace that the
+	// provider's operator reads credentials from (Azure Service Operator's
+	// per-namespace credential). Credentials are never inline.
+	// +optional
+	CredentialsSecretRef *SecretReference `json:"credentialsSecretRef,omitempty"`
+}
+
+// CloudVMPin fixes part of a CloudVM's decision.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.region) || has(self.provider)",message="pin.region needs pin.provider",fieldPath=".region"
+type CloudVMPin struct {
+	// Provider pins the provider.
+	// +optional
+	Provider Provider `json:"provider,omitempty"`
+	// Region pins the region (a region of the pinned provider).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Region string `json:"region,omitempty"`
+	// Start pins the start time.
+	// +optional
+	Start *metav1.Time `json:"start,omitempty"`
+}
+
+// SecretReference names a Secret in the same namespace.
+type SecretReference struct {
+	// Name is the Secret's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// CloudVMPhase is where a CloudVM is in its life.
+// +kubebuilder:validation:Enum=Scheduled;Waiting;Provisioning;Running;Completed;Failed;Unschedulable
+type CloudVMPhase string
+
+// The phases of a CloudVM.
+const (
+	// PhaseScheduled: the webhook decided; the controller has not seen it yet.
+	PhaseScheduled CloudVMPhase = "Scheduled"
+	// PhaseWaiting: the start is in the future.
+	PhaseWaiting CloudVMPhase = "Waiting"
+	// PhaseProvisioning: the provider objects exist and are not all ready.
+	PhaseProvisioning CloudVMPhase = "Provisioning"
+	// PhaseRunning: every provider object is ready.
+	PhaseRunning CloudVMPhase = "Running"
+	// PhaseCompleted: the duration is over and the provider objects are gone.
+	PhaseCompleted CloudVMPhase = "Completed"
+	// PhaseFailed: the VM cannot run as asked (e.g. its deadline passed).
+	PhaseFailed CloudVMPhase = "Failed"
+	// PhaseUnschedulable: no region or start satisfies the VM's constraints.
+	PhaseUnschedulable CloudVMPhase = "Unschedulable"
+)
+
+// Condition types and reasons of a CloudVM.
+const (
+	// ConditionScheduled is True once a decision is recorded.
+	ConditionScheduled = "Scheduled"
+	// ConditionReady is True while every provider object is ready.
+	ConditionReady = "Ready"
+
+	ReasonDecided          = "Decided"
+	ReasonNoRegion         = "NoEligibleRegion"
+	ReasonWaitingForStart  = "WaitingForStart"
+	ReasonProvisioning     = "Provisioning"
+	ReasonRunning          = "Running"
+	ReasonCompleted        = "Completed"
+	ReasonDeadlineMissed   = "DeadlineMissed"
+	ReasonRenderFailed     = "RenderFailed"
+	ReasonApplyFailed      = "ApplyFailed"
+	ReasonForecastFallback = "ForecastFallback"
+)
+
+// CloudVMDecision is where and when the VM runs, as the webhook decided it.
+type CloudVMDecision struct {
+	// Provider, Region and Zone (the grid zone powering the region, an
+	// Electricity Maps zone key) say where.
+	Provider Provider `json:"provider"`
+	Region   string   `json:"region"`
+	// +optional
+	Zone string `json:"zone,omitempty"`
+	// InstanceType is the provider's instance size that fits the VM.
+	InstanceType string `json:"instanceType"`
+	// PricePerHour is the instance's on-demand price in US dollars.
+	// +optional
+	PricePerHour string `json:"pricePerHour,omitempty"`
+	// Start and End bound the run.
+	Start metav1.Time `json:"start"`
+	End   metav1.Time `json:"end"`
+	// ExpectedEmissionsGrams and BaselineEmissionsGrams are the forecast
+	// emissions (gCO2e) of the plan and of starting at once in the first
+	// eligible region; empty when no intensity was known.
+	// +optional
+	ExpectedEmissionsGrams string `json:"expectedEmissionsGrams,omitempty"`
+	// +optional
+	BaselineEmissionsGrams string `json:"baselineEmissionsGrams,omitempty"`
+	// IntensitySource names where the carbon intensities came from.
+	// +optional
+	IntensitySource string `json:"intensitySource,omitempty"`
+	// Fallback, when set, says the forecasts were missing or stale and
+	// what was done instead.
+	// +optional
+	Fallback string `json:"fallback,omitempty"`
+	// Reason says why this region and start were chosen.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// PolicyRevision is the policy bundle revision the decision used, and
+	// DecisionID its entry in the decision log, to replay it.
+	// +optional
+	PolicyRevision string `json:"policyRevision,omitempty"`
+	// +optional
+	DecisionID string `json:"decisionID,omitempty"`
+	// DecidedTime is when the decision was made.
+	DecidedTime metav1.Time `json:"decidedTime"`
+}
+
+// CloudVMExplanation says how the policies narrowed the regions down.
+type CloudVMExplanation struct {
+	// Steps are the policies in the order they ran, with how many regions
+	// each left and, when few, which.
+	// +optional
+	// +listType=atomic
+	Steps []PolicyStep `json:"steps,omitempty"`
+	// Removed names, for every region removed, the policy that removed it
+	// and why.
+	// +optional
+	// +listType=atomic
+	Removed []RegionRemoval `json:"removed,omitempty"`
+}
+
+// PolicyStep is one policy and the regions it left.
+type PolicyStep struct {
+	Policy string `json:"policy"`
+	// LeftCount is how many regions were left after this policy.
+	LeftCount int32 `json:"leftCount"`
+	// Left lists them ("provider/region"), up to 64.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Left []string `json:"left,omitempty"`
+}
+
+// RegionRemoval is one region a policy removed.
+type RegionRemoval struct {
+	Provider string `json:"provider"`
+	Region   string `json:"region"`
+	Policy   string `json:"policy"`
+	Reason   string `json:"reason"`
+}
+
+// RenderedObject is one provider object the controller applied.
+type RenderedObject struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// Ready says whether the provider's operator reports it ready.
+	Ready bool `json:"ready"`
+	// Message is the operator's last word on it.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// CloudVMStatus is what Meridian decided and did for a CloudVM.
+type CloudVMStatus struct {
+	// Conditions: Scheduled and Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Phase is where the VM is in its life.
+	// +optional
+	Phase CloudVMPhase `json:"phase,omitempty"`
+	// Decision is where and when it runs.
+	// +optional
+	Decision *CloudVMDecision `json:"decision,omitempty"`
+	// Explanation says how the policies narrowed the regions.
+	// +optional
+	Explanation *CloudVMExplanation `json:"explanation,omitempty"`
+	// Objects are the provider objects applied for the VM.
+	// +optional
+	// +listType=atomic
+	Objects []RenderedObject `json:"objects,omitempty"`
+	// StartedTime is when the provider objects were applied;
+	// CompletedTime when they were deleted.
+	// +optional
+	StartedTime *metav1.Time `json:"startedTime,omitempty"`
+	// +optional
+	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
+	// ObservedGeneration is the generation the controller last acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// CloudVM is a virtual machine asked for by its needs; policies and the
+// carbon scheduler choose its provider, region and start.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=cvm,categories=meridian
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.status.decision.provider`
+// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.status.decision.region`
+// +kubebuilder:printcolumn:name="Size",type=string,JSONPath=`.status.decision.instanceType`
+// +kubebuilder:printcolumn:name="Start",type=date,JSONPath=`.status.decision.start`
+// +kubebuilder:printcolumn:name="End",type=string,JSONPath=`.status.decision.end`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type CloudVM struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec CloudVMSpec `json:"spec"`
+	// +optional
+	Status CloudVMStatus `json:"status,omitempty"`
+}
+
+// CloudVMList is a list of CloudVMs.
+//
+// +kubebuilder:object:root=true
+type CloudVMList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []CloudVM `json:"items"`
+}
