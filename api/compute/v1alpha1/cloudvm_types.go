@@ -102,7 +102,35 @@ type CloudVMSpec struct {
 	// per-namespace credential). Credentials are never inline.
 	// +optional
 	CredentialsSecretRef *SecretReference `json:"credentialsSecretRef,omitempty"`
+
+	// Schedule is the admission webhook's decision: where and when the VM
+	// runs and how the policies narrowed the regions down. The webhook
+	// sets it on CREATE, re-plans it on an UPDATE of the spec before the
+	// start, and otherwise keeps it as it is: what a user writes here is
+	// replaced. It is spec, not status, because nothing can reconstruct it
+	// by observation (the same policies and forecasts decide differently an
+	// hour later), and because the API server drops status written by
+	// admission.
+	// +optional
+	Schedule *CloudVMSchedule `json:"schedule,omitempty"`
 }
+
+// CloudVMSchedule is the admission webhook's decision for a CloudVM and
+// its explanation.
+type CloudVMSchedule struct {
+	// Decision is where and when the VM runs.
+	// +required
+	Decision CloudVMDecision `json:"decision"`
+	// Explanation says how the policies narrowed the regions down.
+	// +optional
+	Explanation *CloudVMExplanation `json:"explanation,omitempty"`
+}
+
+// AnnotationReplan asks the admission webhook for a new decision with the
+// data it has now (Day-2), without changing the spec: any change of its
+// value in an UPDATE before the start re-plans, as a change of the spec
+// does. Other metadata changes keep the decision as it is.
+const AnnotationReplan = "compute.meridian.dev/replan"
 
 // CloudVMPin fixes part of a CloudVM's decision.
 //
@@ -135,7 +163,8 @@ type CloudVMPhase string
 
 // The phases of a CloudVM.
 const (
-	// PhaseScheduled: the webhook decided; the controller has not seen it yet.
+	// PhaseScheduled: the webhook decided (spec.schedule); the controller
+	// has not acted on it yet.
 	PhaseScheduled CloudVMPhase = "Scheduled"
 	// PhaseWaiting: the start is in the future.
 	PhaseWaiting CloudVMPhase = "Waiting"
@@ -147,7 +176,10 @@ const (
 	PhaseCompleted CloudVMPhase = "Completed"
 	// PhaseFailed: the VM cannot run as asked (e.g. its deadline passed).
 	PhaseFailed CloudVMPhase = "Failed"
-	// PhaseUnschedulable: no region or start satisfies the VM's constraints.
+	// PhaseUnschedulable: the VM has no decision. The webhook denies a VM
+	// that no region or start satisfies, so such a VM is never created;
+	// one only exists without a decision when it was created while the
+	// webhook was not installed.
 	PhaseUnschedulable CloudVMPhase = "Unschedulable"
 )
 
@@ -170,7 +202,8 @@ const (
 	ReasonForecastFallback = "ForecastFallback"
 )
 
-// CloudVMDecision is where and when the VM runs, as the webhook decided it.
+// CloudVMDecision is where and when the VM runs, as the webhook decided it
+// (spec.schedule.decision).
 type CloudVMDecision struct {
 	// Provider, Region and Zone (the grid zone powering the region, an
 	// Electricity Maps zone key) say where.
@@ -266,15 +299,10 @@ type CloudVMStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// Phase is where the VM is in its life.
+	// Phase is where the VM is in its life. The decision it acts on is
+	// spec.schedule.
 	// +optional
 	Phase CloudVMPhase `json:"phase,omitempty"`
-	// Decision is where and when it runs.
-	// +optional
-	Decision *CloudVMDecision `json:"decision,omitempty"`
-	// Explanation says how the policies narrowed the regions.
-	// +optional
-	Explanation *CloudVMExplanation `json:"explanation,omitempty"`
 	// Objects are the provider objects applied for the VM.
 	// +optional
 	// +listType=atomic
@@ -297,11 +325,11 @@ type CloudVMStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=cvm,categories=meridian
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
-// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.status.decision.provider`
-// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.status.decision.region`
-// +kubebuilder:printcolumn:name="Size",type=string,JSONPath=`.status.decision.instanceType`
-// +kubebuilder:printcolumn:name="Start",type=date,JSONPath=`.status.decision.start`
-// +kubebuilder:printcolumn:name="End",type=string,JSONPath=`.status.decision.end`,priority=1
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.schedule.decision.provider`
+// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.schedule.decision.region`
+// +kubebuilder:printcolumn:name="Size",type=string,JSONPath=`.spec.schedule.decision.instanceType`
+// +kubebuilder:printcolumn:name="Start",type=string,JSONPath=`.spec.schedule.decision.start`
+// +kubebuilder:printcolumn:name="End",type=string,JSONPath=`.spec.schedule.decision.end`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CloudVM struct {
 	metav1.TypeMeta   `json:",inline"`

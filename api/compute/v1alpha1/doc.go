@@ -5,7 +5,7 @@
 // when it must have finished, how far it may be from its users and where its
 // data may live. The admission webhook runs the policies and the carbon
 // scheduler and writes their decision (provider, region, grid zone, instance
-// size, start and end) into the status; the CloudVM controller creates the
+// size, start and end) into spec.schedule; the CloudVM controller creates the
 // provider's objects (Azure Service Operator, Config Connector or ACK) at the
 // start and deletes them at the end.
 //
