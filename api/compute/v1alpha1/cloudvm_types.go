@@ -200,7 +200,26 @@ const (
 	ReasonRenderFailed     = "RenderFailed"
 	ReasonApplyFailed      = "ApplyFailed"
 	ReasonForecastFallback = "ForecastFallback"
+	// ReasonNoDecision: the VM has no spec.schedule, because it was
+	// created while the admission webhook was not installed.
+	ReasonNoDecision = "NoDecision"
+	// ReasonStartMissed: the controller reached the VM more than its start
+	// slack after the planned start (it was down), so the VM was not
+	// started late.
+	ReasonStartMissed = "StartMissed"
+	// ReasonTearingDown: the run ended and the provider objects are being
+	// deleted.
+	ReasonTearingDown = "TearingDown"
+	// ReasonDeleting: the CloudVM is being deleted and its provider objects
+	// go first.
+	ReasonDeleting = "Deleting"
 )
+
+// LabelCloudVM is put on every provider object of a CloudVM, with the
+// CloudVM's name as its value: `kubectl get -l compute.meridian.dev/cloudvm=NAME`
+// lists them, and the controller finds them by it in the CloudVM's
+// namespace.
+const LabelCloudVM = "compute.meridian.dev/cloudvm"
 
 // CloudVMDecision is where and when the VM runs, as the webhook decided it
 // (spec.schedule.decision).
