@@ -31,4 +31,17 @@
 //   - The rollout adds replicas before it removes any: members that grow are
 //     written first, and members that shrink only once doing so keeps as
 //     many replicas ready as the workload has now.
+//
+// # A CloudVM's pass
+//
+// VM takes a CloudVM's decision (spec.schedule), what its status recorded
+// (the start, the objects the start applied, the completion), the provider
+// objects that carry its label and the time, and says what to apply, what
+// to delete, the phase and when to look again. The start and the end are
+// requeued for exactly, never polled for; a start more than the start
+// slack late, or one that would end after the deadline, fails the VM
+// instead of starting it late. Because every time follows from the
+// decision and status.startedTime (or, when the start was not recorded,
+// the oldest object), a restarted controller neither applies a running
+// VM's objects again nor loses its end.
 package decide
