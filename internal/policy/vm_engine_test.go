@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/meridian-dev/meridian/internal/carbon"
+)
+
+func TestEngineVM(t *testing.T) {
+	e, err := New(t.Context(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		in      VMInput
+		want    []carbon.Candidate
+		removed map[string]VMRemoval // some of the removals, by region
+		wantErr error
+	}{
+		{
+			name: "EU near westeurope: every provider's regions judged, the origin first",
+			in:   VMInput{Name: "ns/a", CPUMilli: 2000, MemoryMiB: 8192, OriginRegion: "westeurope", MaxLatencyMs: 9, Residency: "EU"},
+			want: []carbon.Candidate{
+				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: 0.096, LatencyMs: 0},
+				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: 0.067006, LatencyMs: 4},
+				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: 0.067006, LatencyMs: 9},
+			},
+			removed: map[string]VMRemoval{
+				"uksouth":   {Provider: "azure", Region: "uksouth", Policy: "latency", Reason: "round-trip time from westeurope is 13 ms, above the limit of 9 ms"},
+				"eu-west-2": {Provider: "aws", Region: "eu-west-2", Policy: "latency", Reason: "round-trip time from westeurope is 11 ms, above the limit of 9 ms"},
+				"us-east-1": {Provider: "aws", Region: "us-east-1", Policy: "latency", Reason: "round-trip time from westeurope is 117 ms, above the limit of 9 ms"},
+				"eu-west-1": {Provider: "aws", Region: "eu-west-1", Policy: "latency", Reason: "round-trip time from westeurope is 18 ms, above the limit of 9 ms"},
+				"japaneast": {Provider: "azure", Region: "japaneast", Policy: "latency", Reason: "round-trip time from westeurope is 240 ms, above the limit of 9 ms"},
+			},
+		},
+		{
+			name: "pinned provider and a region of another provider: nothing left, and why",
+			in:   VMInput{Name: "ns/b", CPUMilli: 2000, MemoryMiB: 8192, Provider: "azure", Region: "eu-west-1"},
+			want: []carbon.Candidate{},
+			removed: map[string]VMRemoval{
+				"eu-west-1":  {Provider: "aws", Region: "eu-west-1", Policy: "providers", Reason: "the VM is pinned to provider azure"},
+				"westeurope": {Provider: "azure", Region: "westeurope", Policy: "pin", Reason: "the VM is pinned to region eu-west-1"},
+			},
+		},
+		{
+			name:    "unknown provider",
+			in:      VMInput{Name: "ns/c", CPUMilli: 2000, MemoryMiB: 8192, Providers: []string{"ibm"}},
+			want:    []carbon.Candidate{},
+			wantErr: ErrInvalidInput,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := e.VM(t.Context(), tc.in)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("VM() error = %v, want %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got.Candidates, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("candidates (-want +got):\n%s", diff)
+			}
+			byRegion := map[string]VMRemoval{}
+			for _, r := range got.Removed {
+				byRegion[r.Region] = r
+			}
+			for region, want := range tc.removed {
+				if diff := cmp.Diff(want, byRegion[region]); diff != "" {
+					t.Errorf("removal of %s (-want +got):\n%s", region, diff)
+				}
+			}
+			if got.Revision != e.Revision() || got.DecisionID == "" {
+				t.Errorf("decision has revision %q and ID %q, want revision %q and an ID", got.Revision, got.DecisionID, e.Revision())
+			}
+			if len(got.Steps) != 6 {
+				t.Errorf("decision has %d steps, want 6", len(got.Steps))
+			}
+		})
+	}
+}

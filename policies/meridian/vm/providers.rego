@@ -1,0 +1,38 @@
+# Provider eligibility: a region stays only when its provider is among the
+# VM's allowed providers (all when none are listed) and is the pinned
+# provider when one is pinned.
+package meridian.vm.providers
+
+import data.meridian.clouds.regions
+
+# known is every provider that has regions.
+known := {p | some p, _ in regions}
+
+# deny maps "provider/region" to why this policy removed it.
+deny[key] := reason if {
+	some p, r
+	regions[p][r]
+	reason := why(p)
+	key := concat("/", [p, r])
+}
+
+why(p) := sprintf("the VM is pinned to provider %s", [input.provider]) if {
+	input.provider != ""
+	input.provider != p
+} else := sprintf("provider %s is not among the VM's providers %v", [p, input.providers]) if {
+	count(object.get(input, "providers", [])) > 0
+	not p in input.providers
+}
+
+# invalid names every input field this policy cannot use.
+invalid contains msg if {
+	some i, p in object.get(input, "providers", [])
+	not p in known
+	msg := sprintf("providers[%d]: unknown provider %q; valid: %s", [i, p, concat(", ", sort(known))])
+}
+
+invalid contains msg if {
+	object.get(input, "provider", "") != ""
+	not input.provider in known
+	msg := sprintf("provider: unknown provider %q; valid: %s", [input.provider, concat(", ", sort(known))])
+}
