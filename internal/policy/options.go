@@ -33,7 +33,8 @@ type Options struct {
 	SigningKeyFile string
 	// SigningAlgorithm is the key's algorithm, one of SigningAlgorithms.
 	SigningAlgorithm string
-	// SigningKeyID is the key's ID, as the signatures' "keyid" names it.
+	// SigningKeyID is the key's ID, as the signatures' "keyid" names it
+	// ("default", as `opa build` writes it unless told otherwise).
 	SigningKeyID string
 	// DecisionLogPath, when set, is a file every decision is appended to as
 	// one JSON line.
@@ -49,7 +50,7 @@ type Options struct {
 const (
 	DefaultPollInterval     = time.Minute
 	DefaultSigningAlgorithm = "RS256"
-	DefaultSigningKeyID     = "meridian"
+	DefaultSigningKeyID     = "default"
 	DefaultDecisionLogSize  = 1000
 	DefaultKeepRevisions    = 8
 )
