@@ -121,10 +121,10 @@ func validate(in Input, families []string) error {
 		}
 	}
 	if !p.region.MatchString(in.Region) {
-		return invalid("region", in.Region, fmt.Sprintf("a %s region such as %q", in.Provider, p.regionExample))
+		return invalid("region", in.Region, fmt.Sprintf("a region of %s such as %q", in.Provider, p.regionExample))
 	}
 	if !p.instanceType.MatchString(in.InstanceType) {
-		return invalid("instanceType", in.InstanceType, fmt.Sprintf("a %s instance type such as %q", in.Provider, p.instanceExample))
+		return invalid("instanceType", in.InstanceType, fmt.Sprintf("an instance type of %s such as %q", in.Provider, p.instanceExample))
 	}
 	if !slices.Contains(families, in.Image) {
 		return invalid("image", in.Image, "one of "+quoteAll(families))
