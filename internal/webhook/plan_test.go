@@ -46,9 +46,10 @@ func whereOf(r Result) where {
 
 func TestAdmit(t *testing.T) {
 	noForecast := Planner{Policies: testPolicies(t)}
-	// NL is cleanest three hours from now, IE at once.
-	green := Planner{Policies: testPolicies(t), Scheduler: greenest{intensity: map[string][]float64{
-		"NL": {300, 250, 200, 40, 300}, "IE": {100, 300, 300, 300, 300}, "US-MIDA-PJM": {400}, "US-MIDW-MISO": {450},
+	// Norway (only Azure has a region there) is cleanest three hours from
+	// now, Finland (only GCP) at once.
+	green := Planner{Policies: noForecast.Policies, Scheduler: greenest{intensity: map[string][]float64{
+		"NO-NO1": {300, 250, 200, 40, 300}, "FI": {100, 300, 300, 300, 300}, "NL": {500, 500, 500, 500}, "US-MIDA-PJM": {400},
 	}}}
 	hour := now.Truncate(time.Hour)
 	running := func(phase computev1alpha1.CloudVMPhase) func(vm *computev1alpha1.CloudVM) {
@@ -70,13 +71,13 @@ func TestAdmit(t *testing.T) {
 		planner: noForecast,
 		op:      admissionv1.Create,
 		vm:      testVM("plain"),
-		want:    where{Planned, "gcp", "us-central1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		want:    where{Planned, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
 	}, {
 		name:    "every provider compared: the scheduler moves the run to the cleanest hour and zone",
 		planner: green,
 		op:      admissionv1.Create,
 		vm:      testVM("green"),
-		want:    where{Planned, "azure", "westeurope", "Standard_D2s_v5", hour.Add(3 * time.Hour), hour.Add(5 * time.Hour), false},
+		want:    where{Planned, "azure", "norwayeast", "Standard_F2s_v2", hour.Add(3 * time.Hour), hour.Add(5 * time.Hour), false},
 	}, {
 		name:    "a deadline keeps the run out of the cleanest hour",
 		planner: green,
@@ -84,7 +85,7 @@ func TestAdmit(t *testing.T) {
 		vm: testVM("deadline", func(vm *computev1alpha1.CloudVM) {
 			vm.Spec.Deadline = &metav1.Time{Time: now.Add(3 * time.Hour)}
 		}),
-		want: where{Planned, "aws", "eu-west-1", "m6i.large", now, now.Add(2 * time.Hour), false},
+		want: where{Planned, "gcp", "europe-north1", "e2-standard-2", now, now.Add(2 * time.Hour), false},
 	}, {
 		name:    "pinned start and region replace the scheduler's choice",
 		planner: green,
@@ -92,7 +93,7 @@ func TestAdmit(t *testing.T) {
 		vm: testVM("pinned", func(vm *computev1alpha1.CloudVM) {
 			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "azure", Region: "westeurope", Start: &metav1.Time{Time: now.Add(90 * time.Minute)}}
 		}),
-		want: where{Planned, "azure", "westeurope", "Standard_D2s_v5", now.Add(90 * time.Minute), now.Add(210 * time.Minute), false},
+		want: where{Planned, "azure", "westeurope", "Standard_F2s_v2", now.Add(90 * time.Minute), now.Add(210 * time.Minute), false},
 	}, {
 		name:    "pinned start in the past",
 		planner: green,
@@ -127,7 +128,7 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.Residency = "EU"
 			vm.Spec.Deadline = &metav1.Time{Time: now.Add(150 * time.Minute)}
 		}),
-		denied: []string{"none of the 1 regions the policies left", "providers gcp; residency EU", "and its deadline 2026-11-23T22:40:00Z", "cannot finish before its deadline"},
+		denied: []string{"none of the 8 regions the policies left", "providers gcp; residency EU", "and its deadline 2026-11-23T22:40:00Z", "cannot finish before its deadline"},
 	}, {
 		name:    "no region left: every constraint and every removal named",
 		planner: green,
@@ -142,9 +143,10 @@ func TestAdmit(t *testing.T) {
 		denied: []string{
 			"CloudVM default/nowhere cannot be scheduled: no region is left",
 			"constraints: providers aws, azure; residency EU; at most 1 ms from westeurope; pinned to aws; 2 CPU and 4Gi memory",
-			"providers removed 4: the VM is pinned to provider aws (azure/westeurope, azure/eastus, gcp/europe-west4, gcp/us-central1).",
-			"residency removed 1: region is outside EU (aws/us-east-1).",
-			"latency removed 1: 18 ms from westeurope, above 1 ms (aws/eu-west-1).",
+			"providers removed 30: the VM is pinned to provider aws (azure/canadacentral, ",
+			" and 22 more).",
+			"latency removed 13: ",
+			"round-trip time from westeurope is 18 ms, above the limit of 1 ms (aws/eu-west-1)",
 		},
 	}, {
 		name:    "UPDATE of metadata keeps the decision",
@@ -158,7 +160,7 @@ func TestAdmit(t *testing.T) {
 			return vm
 		}(),
 		at:   now.Add(time.Minute),
-		want: where{Kept, "gcp", "us-central1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		want: where{Kept, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
 	}, {
 		name:    "UPDATE that drops spec.schedule (server-side apply) keeps the decision",
 		planner: green,
@@ -166,7 +168,7 @@ func TestAdmit(t *testing.T) {
 		old:     scheduled(t, green, testVM("ssa"), now),
 		vm:      testVM("ssa"),
 		at:      now.Add(time.Minute),
-		want:    where{Kept, "azure", "westeurope", "Standard_D2s_v5", hour.Add(3 * time.Hour), hour.Add(5 * time.Hour), false},
+		want:    where{Kept, "azure", "norwayeast", "Standard_F2s_v2", hour.Add(3 * time.Hour), hour.Add(5 * time.Hour), false},
 	}, {
 		name:    "UPDATE of the spec before the start re-plans with fresh data",
 		planner: green,
@@ -174,11 +176,11 @@ func TestAdmit(t *testing.T) {
 		old:     scheduled(t, green, testVM("day2"), now),
 		vm: func() *computev1alpha1.CloudVM {
 			vm := scheduled(t, green, testVM("day2"), now)
-			vm.Spec.Providers = []computev1alpha1.Provider{"aws"}
+			vm.Spec.Providers = []computev1alpha1.Provider{"gcp"}
 			return vm
 		}(),
 		at:   now.Add(time.Hour),
-		want: where{Replanned, "aws", "eu-west-1", "m6i.large", now.Add(time.Hour), now.Add(3 * time.Hour), false},
+		want: where{Replanned, "gcp", "europe-north1", "e2-standard-2", now.Add(time.Hour), now.Add(3 * time.Hour), false},
 	}, {
 		name:    "the replan annotation re-plans without a spec change",
 		planner: noForecast,
@@ -190,7 +192,7 @@ func TestAdmit(t *testing.T) {
 			return vm
 		}(),
 		at:   now.Add(time.Hour),
-		want: where{Replanned, "gcp", "us-central1", "e2-standard-2", now.Add(time.Hour), now.Add(3 * time.Hour), true},
+		want: where{Replanned, "gcp", "asia-northeast1", "e2-standard-2", now.Add(time.Hour), now.Add(3 * time.Hour), true},
 	}, {
 		name:    "UPDATE of the spec of a running VM is refused",
 		planner: green,
@@ -210,7 +212,7 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.Residency = "EU"
 		}), now),
 		at:     now.Add(time.Minute),
-		denied: []string{"CloudVM default/late started at 2026-11-23T20:10:00Z on gcp/us-central1 (it is now 2026-11-23T20:11:00Z), so its spec cannot change"},
+		denied: []string{"CloudVM default/late started at 2026-11-23T20:10:00Z on gcp/asia-northeast1 (it is now 2026-11-23T20:11:00Z), so its spec cannot change"},
 	}, {
 		name:    "a running VM being deleted may lose its finalizer",
 		planner: green,
@@ -221,7 +223,21 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.CPU.Set(8)
 		}), now),
 		at:   now.Add(time.Minute),
-		want: where{Kept, "gcp", "us-central1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		want: where{Kept, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+	}, {
+		name:    "a pinned region the policies do not know",
+		planner: green,
+		op:      admissionv1.Create,
+		vm: testVM("mars", func(vm *computev1alpha1.CloudVM) {
+			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "aws", Region: "mars-1"}
+		}),
+		denied: []string{"CloudVM default/mars: the policies refused its input", `region: unknown region "mars-1"; valid: `},
+	}, {
+		name:    "zero memory, which the webhook sees before the schema does",
+		planner: green,
+		op:      admissionv1.Create,
+		vm:      testVM("nomem", func(vm *computev1alpha1.CloudVM) { vm.Spec.Memory.Set(0) }),
+		denied:  []string{`spec.memory "0" must be greater than zero`},
 	}, {
 		name:    "latency limit without an origin",
 		planner: green,
@@ -257,8 +273,19 @@ func TestAdmit(t *testing.T) {
 			if diff := cmp.Diff(tc.want, whereOf(res)); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
-			if res.Schedule != nil && (res.Schedule.Explanation == nil || len(res.Schedule.Explanation.Steps) == 0) {
-				t.Errorf("the decision has no explanation: %+v", res.Schedule)
+			if res.Schedule == nil || res.Schedule.Explanation == nil || len(res.Schedule.Explanation.Steps) == 0 {
+				t.Fatalf("the decision has no explanation: %+v", res.Schedule)
+			}
+			if tc.op == admissionv1.Create && tc.vm.Spec.Pin == nil && len(tc.vm.Spec.Providers) == 0 {
+				// Every provider the policies allow reaches the scheduler.
+				steps := res.Schedule.Explanation.Steps
+				providers := map[string]bool{}
+				for _, l := range steps[len(steps)-1].Left {
+					providers[strings.Split(l, "/")[0]] = true
+				}
+				if diff := cmp.Diff(map[string]bool{"aws": true, "azure": true, "gcp": true}, providers); diff != "" {
+					t.Errorf("providers compared (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
