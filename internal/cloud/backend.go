@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Spec is the cloud cluster a CloudProvisioner asks for.
@@ -49,6 +50,22 @@ type Pool struct {
 	// Remove names worker nodes of the pool to remove first when Workers
 	// is below the number the pool has.
 	Remove []string
+	// Retired marks a pool whose flavor was removed from the
+	// CloudProvisioner, which a backend reported (PoolStatus.Removed): the
+	// backend only lowers its workers to Workers, removing Remove first,
+	// never adds one, and deletes the pool once it has none. Its size and
+	// flavor are not known and not needed.
+	Retired bool
+}
+
+// PoolPath is the CloudProvisioner field a pool comes from, which errors
+// name: nodeSize for the one pool of DefaultPool, else its entry of
+// flavors.
+func PoolPath(p Pool) *field.Path {
+	if p.Name == DefaultPool {
+		return field.NewPath("spec", "nodeSize")
+	}
+	return field.NewPath("spec", "flavors").Key(p.Name)
 }
 
 // Workers is how many worker nodes the spec's pools should have together.
@@ -67,6 +84,10 @@ type PoolStatus struct {
 	// and ReadyWorkers how many of them are ready.
 	Workers      int32
 	ReadyWorkers int32
+	// Removed is true for a pool the backend found that the spec does not
+	// list: its flavor was removed. The controller drains its nodes, then
+	// asks for it as Retired with no workers, and the backend deletes it.
+	Removed bool
 }
 
 // Status is what a backend reports about a cluster.
@@ -83,7 +104,9 @@ type Status struct {
 	// ReadyWorkers how many of them are ready, over all pools.
 	Workers      int32
 	ReadyWorkers int32
-	// Pools are the workers of each pool of the spec.
+	// Pools are the workers of each pool of the spec, then of every other
+	// pool the backend found for the cluster (Removed), so that no pool
+	// runs, and is paid for, unreported.
 	Pools []PoolStatus
 	// Message says what the backend is waiting for, in words.
 	Message string
@@ -93,7 +116,9 @@ type Status struct {
 type Backend interface {
 	// Ensure creates the cluster when it does not exist and sets the worker
 	// count of each pool of spec, removing the pool's Remove first when it
-	// shrinks. Pools the spec no longer lists are left as they are.
+	// shrinks. A Retired pool is only shrunk, and deleted once it has no
+	// workers. Pools the spec does not list are left as they are: their
+	// nodes are drained before they go.
 	Ensure(ctx context.Context, spec Spec) error
 	// Status reports the cluster spec names.
 	Status(ctx context.Context, spec Spec) (Status, error)

@@ -54,6 +54,47 @@ type Config struct {
 	TargetUtilization float64
 	// TrendWindow is how much demand history the forecast fits.
 	TrendWindow time.Duration
+	// JoinGrace is how long a registered node may stay not Ready before
+	// it counts as broken, and NotReadyGrace how long a broken node is
+	// kept, and paid for, before it is removed (and so replaced, when its
+	// pods fit nowhere else). Zero means DefaultJoinGrace and
+	// DefaultNotReadyGrace.
+	JoinGrace     time.Duration
+	NotReadyGrace time.Duration
+}
+
+// The graces of a Config that leaves them zero. They are those of the
+// Kubernetes cluster autoscaler (max-node-provision-time 15 minutes) and
+// a little over the 5 minutes after which Kubernetes evicts the pods of a
+// NotReady node, so that a broken node is not paid for once its pods left.
+const (
+	DefaultJoinGrace     = 15 * time.Minute
+	DefaultNotReadyGrace = 10 * time.Minute
+)
+
+func (c Config) joinGrace() time.Duration {
+	if c.JoinGrace > 0 {
+		return c.JoinGrace
+	}
+	return DefaultJoinGrace
+}
+
+func (c Config) notReadyGrace() time.Duration {
+	if c.NotReadyGrace > 0 {
+		return c.NotReadyGrace
+	}
+	return DefaultNotReadyGrace
+}
+
+// Flavor returns the configured flavor of that name, and whether there is
+// one: a node of a flavor that is not configured any more is retired.
+func (c Config) Flavor(name string) (Flavor, bool) {
+	for _, f := range c.Flavors {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Flavor{}, false
 }
 
 // Validate reports the first field of c that is out of range.
@@ -75,6 +116,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("targetUtilization %g: must be in (0, 1]", c.TargetUtilization)
 	case c.Mode == Predictive && c.TrendWindow < c.Period:
 		return fmt.Errorf("trendWindow %v: must be at least the period (%v)", c.TrendWindow, c.Period)
+	case c.JoinGrace < 0 || c.NotReadyGrace < 0:
+		return fmt.Errorf("joinGrace %v and notReadyGrace %v: must be 0 (the default) or more", c.JoinGrace, c.NotReadyGrace)
 	}
 	seen := map[string]bool{}
 	for i, f := range c.Flavors {

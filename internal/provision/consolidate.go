@@ -9,13 +9,16 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
-// scaleDown consolidates the cloud cluster, as Karpenter does: a ready
-// node whose pods fit on the other ready nodes of the cloud cluster (and,
+// scaleDown consolidates the cloud cluster, as Karpenter does: a Ready
+// node whose pods fit on the other Ready nodes of the cloud cluster (and,
 // in predictive mode, whose room the forecast does not need) is a
-// candidate; one that stayed a candidate for the scale-down delay is
-// removed. Empty nodes go together, a node with pods one per decision, so
-// that its pods are placed again before the next one is drained.
-func (p *Provisioner) scaleDown(o Observation) Decision {
+// candidate; one that stayed a candidate for the scale-down delay goes. A
+// node of a flavor no longer configured (retired) goes as soon as its
+// pods fit elsewhere, whatever its use and MinNodes. Empty nodes are
+// removed together; a node with pods is drained first (Decision.Drain),
+// one at a time, so that its pods are placed again before the next one:
+// while a drain runs, the others keep their wait.
+func (p *Provisioner) scaleDown(o Observation, conds map[string]NodeCondition) Decision {
 	if len(o.Unschedulable) > 0 {
 		clear(p.unneededSince)
 		return Decision{Action: None}
@@ -32,61 +35,79 @@ func (p *Provisioner) scaleDown(o Observation) Decision {
 	// Nothing goes while nodes are coming, as Karpenter does not disrupt
 	// while capacity it launched is not initialized: those nodes were
 	// bought for pods that will need the room they see now.
-	coming := slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return !n.Ready })
+	coming := slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return conds[n.Name] == NodeComing })
+	draining := slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return n.Draining })
+	live := len(p.usable(o, conds))
 	removed := map[string]bool{}
-	var remove []string
-	nonEmpty := false
+	var remove, drain []string
+	retiredOnly, gone := true, 0
 	for _, n := range nodes {
-		if !n.Ready || !p.consolidatable(o, n, removed) {
+		retired := p.retired(n)
+		if conds[n.Name] != NodeReady || !p.consolidatable(o, n, removed, conds, retired) {
 			delete(p.unneededSince, n.Name)
 			continue
 		}
-		since, ok := p.unneededSince[n.Name]
-		if !ok {
-			p.unneededSince[n.Name] = o.Now
-			since = o.Now
+		if !retired {
+			since, ok := p.unneededSince[n.Name]
+			if !ok {
+				p.unneededSince[n.Name] = o.Now
+				since = o.Now
+			}
+			if o.Now.Sub(since) < p.delay() || live-gone <= p.cfg.MinNodes {
+				continue
+			}
 		}
-		if o.Now.Sub(since) < p.delay() || len(o.Cloud.Nodes)-len(remove) <= p.cfg.MinNodes || coming {
+		if coming {
 			continue
 		}
 		if len(n.Pods) > 0 {
-			if nonEmpty {
+			if draining || len(drain) > 0 {
+				// One drain at a time: the node keeps its wait.
 				continue
 			}
-			nonEmpty = true
+			drain = append(drain, n.Name)
+		} else {
+			remove = append(remove, n.Name)
 		}
 		removed[n.Name] = true
-		remove = append(remove, n.Name)
+		if !retired {
+			gone++
+			retiredOnly = false
+		}
 	}
 	for name := range p.unneededSince {
-		if removed[name] {
+		if removed[name] || !slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return n.Name == name }) {
 			delete(p.unneededSince, name)
 		}
 	}
-	if len(remove) == 0 {
+	if len(remove) == 0 && len(drain) == 0 {
 		return Decision{Action: None}
 	}
 	slices.Sort(remove)
-	return Decision{Action: RemoveNodes, Remove: remove,
-		Reason: fmt.Sprintf("pods fit on the other cloud nodes for %v", p.delay())}
+	reason := fmt.Sprintf("pods fit on the other cloud nodes for %v", p.delay())
+	if retiredOnly {
+		reason = "flavor no longer in the flavors: its pods fit on the other cloud nodes"
+	}
+	return Decision{Action: RemoveNodes, Remove: remove, Drain: drain, Reason: reason}
 }
 
-// consolidatable reports whether n may go: its requests are below the
-// scale-down utilization (an empty node always is), its pods fit on the
-// other ready cloud nodes that stay, and, in predictive mode, the forecast
-// replicas would still need no new node without it.
-func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[string]bool) bool {
+// consolidatable reports whether n may go: its pods fit on the other
+// Ready cloud nodes that stay and, unless n is retired, its requests are
+// below the scale-down utilization (an empty node always is) and, in
+// predictive mode, the forecast replicas would still need no new node
+// without it.
+func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[string]bool, conds map[string]NodeCondition, retired bool) bool {
 	util := max(float64(n.Requested.MilliCPU)/float64(n.Allocatable.MilliCPU),
 		float64(n.Requested.Memory)/float64(n.Allocatable.Memory))
-	if len(n.Pods) > 0 && util >= p.cfg.ScaleDownUtilization {
+	if !retired && len(n.Pods) > 0 && util >= p.cfg.ScaleDownUtilization {
 		return false
 	}
 	var stay []NodeState
 	var bins []placement.Resources
-	for _, m := range o.Cloud.Nodes {
+	for _, m := range p.usable(o, conds) {
 		if m.Name != n.Name && !removed[m.Name] {
 			stay = append(stay, m)
-			if m.Ready {
+			if conds[m.Name] == NodeReady {
 				bins = append(bins, minus(m.Allocatable, m.Requested))
 			}
 		}
@@ -94,7 +115,7 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 	if !packInto(n.Pods, bins) {
 		return false
 	}
-	if p.cfg.Mode != Predictive {
+	if retired || p.cfg.Mode != Predictive {
 		return true
 	}
 	// The node's pods become unschedulable replicas to be placed on the

@@ -2,19 +2,23 @@ package provision
 
 import "time"
 
+// DrainTimeout is how long the pods of a node being drained may take to
+// be evicted, PodDisruptionBudgets permitting, before the node is given
+// back.
+const DrainTimeout = 10 * time.Minute
+
 // DrainState is where the drain of a node that consolidation chose
-// stands: the controller cordoned it at Started and evicts its pods
-// through the Eviction API, which refuses an eviction that would break a
-// PodDisruptionBudget.
+// (Decision.Drain) stands: the node was cordoned at Started and its pods
+// are evicted through the Eviction API, which refuses an eviction that
+// would break a PodDisruptionBudget.
 type DrainState struct {
 	// Started is when the node was cordoned.
 	Started time.Time
-	// Pods are the pods still on the node that a drain evicts (not
-	// DaemonSet or mirror pods, nor pods already terminating).
-	Pods int
-	// Blocked are the pods whose eviction a PodDisruptionBudget refused at
-	// the last attempt.
-	Blocked int
+	// Pods are the pods still on the node that a drain moves (MovesPod),
+	// and Evictable those of them not terminating yet: evicted pods that
+	// are still terminating are waited for.
+	Pods      int
+	Evictable int
 }
 
 // DrainStep is what to do next with a node being drained.
@@ -35,18 +39,17 @@ const (
 	DrainAbandon DrainStep = "Abandon"
 )
 
-// NextDrainStep is the drain rule, in the time of now: a node is removed
-// once empty; while pods are left it evicts them, until timeout after the
-// drain started, when it gives the node back. Pods evicted and still
-// terminating (Pods > 0, nothing to evict) are waited for within the same
-// timeout.
-func NextDrainStep(s DrainState, evictable int, now time.Time, timeout time.Duration) DrainStep {
+// NextDrainStep is the drain rule, in the time of now, for the controller
+// and the simulator alike: a node is removed once empty; while pods are
+// left it evicts those not terminating yet and waits for the others,
+// until timeout after the drain started, when it gives the node back.
+func NextDrainStep(s DrainState, now time.Time, timeout time.Duration) DrainStep {
 	switch {
 	case s.Pods == 0:
 		return DrainRemove
 	case now.Sub(s.Started) >= timeout:
 		return DrainAbandon
-	case evictable > 0:
+	case s.Evictable > 0:
 		return DrainEvict
 	default:
 		return DrainWait

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -17,18 +18,52 @@ const (
 	Ready Phase = "Ready"
 )
 
-// NodeState is one node of the cloud cluster.
+// NodeState is one node of the cloud cluster, as it was read: the
+// provisioner tells from it which condition the node is in (Condition).
 type NodeState struct {
 	Name string
-	// Flavor names the node pool the node belongs to.
+	// Flavor names the node pool the node belongs to. A flavor that is no
+	// longer configured makes the node retired: it is drained and removed.
 	Flavor      string
 	Allocatable placement.Resources
 	Requested   placement.Resources
-	// Ready is false while the node is being added.
+	// Ready is true while the kubelet reports the node Ready.
 	Ready bool
-	// Pods are the requests of the pods bound to the node.
+	// Cordoned is true when the node is unschedulable: drained, or
+	// cordoned by someone.
+	Cordoned bool
+	// Draining is true while the node is drained for the provisioner (it
+	// is cordoned too); at most one node with pods is drained at a time.
+	Draining bool
+	// Created is when the node registered; zero for a node asked of the
+	// backend that has not registered yet, which is coming until it does.
+	Created time.Time
+	// Pods are the requests of the pods bound to the node that a drain
+	// would move (MovesPod): not DaemonSet or mirror pods, not finished.
 	Pods []placement.Resources
 }
+
+// NodeCondition is what a cloud node is good for now.
+type NodeCondition string
+
+// The conditions of a cloud node.
+const (
+	// NodeReady takes pods: Ready and schedulable. Only its free room is
+	// counted as free.
+	NodeReady NodeCondition = "Ready"
+	// NodeComing is joining: asked for and not registered yet, or
+	// registered less than the join grace ago and never Ready since. Its
+	// room is counted as coming, and nothing is consolidated meanwhile.
+	NodeComing NodeCondition = "Coming"
+	// NodeCordoned is Ready and unschedulable (drained, or cordoned by
+	// someone): its room is not counted and it is not consolidated.
+	NodeCordoned NodeCondition = "Cordoned"
+	// NodeNotReady is broken: not Ready after it was, or never Ready
+	// within the join grace. Its room is not counted; it is removed once
+	// it stayed so for the not-ready grace, and the pods it held buy a
+	// replacement if they fit nowhere else.
+	NodeNotReady NodeCondition = "NotReady"
+)
 
 // Cloud is the state of the cloud cluster.
 type Cloud struct {
@@ -101,10 +136,31 @@ type Decision struct {
 	// Add are the new nodes for ProvisionCluster and AddNodes, one group
 	// per flavor, in the order of the configuration's flavors.
 	Add []NodeGroup
-	// Remove names the nodes for RemoveNodes.
+	// Remove names the nodes for RemoveNodes to remove now: nodes without
+	// pods, and broken ones.
 	Remove []string
+	// Drain names, for RemoveNodes, the node with pods to cordon and drain
+	// first (NextDrainStep); it is removed once empty. At most one node is
+	// drained at a time.
+	Drain []string
 	// Reason explains the decision in words.
 	Reason string
+}
+
+// Groups puts new nodes in words: "2 m1.large and 1 m1.xlarge nodes".
+func Groups(gs []NodeGroup) string {
+	s := ""
+	for i, g := range gs {
+		switch {
+		case i == 0:
+		case i == len(gs)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", g.Nodes, g.Flavor)
+	}
+	return s + " nodes"
 }
 
 // Nodes is how many nodes d adds.

@@ -23,6 +23,14 @@ type Workload struct {
 	Overflows bool
 }
 
+// WorkloadOf is how the provisioner counts w, as workload.New made it from
+// its object's spec: its replicas overflow to a cloud cluster when its
+// own spec allows substitution or bursting. asked and unplaced are as in
+// Workload.
+func WorkloadOf(w *placement.Workload, asked, unplaced int32) Workload {
+	return Workload{Requests: w.PodRequests, Asked: asked, Unplaced: unplaced, Overflows: w.Substitution || w.Bursting}
+}
+
 // Member is a member cluster that is not a cloud cluster.
 type Member struct {
 	// Ready is false while the member is unreachable; its capacity is not

@@ -3,6 +3,7 @@ package provision
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,12 +12,15 @@ import (
 
 // Provisioner is one cloud provisioner and cluster autoscaler. It keeps the
 // little history its rules need (demand trend, how long nodes have been
-// unneeded, how long the cluster has been idle); everything else comes in
+// unneeded, which nodes were seen Ready and since when broken ones are
+// broken, how long the cluster has been idle); everything else comes in
 // each Observation.
 type Provisioner struct {
 	cfg           Config
 	trend         trend
 	unneededSince map[string]time.Time
+	seenReady     map[string]bool
+	notReadySince map[string]time.Time
 	idleSince     time.Time
 }
 
@@ -26,6 +30,8 @@ func New(cfg Config) *Provisioner {
 		cfg:           cfg,
 		trend:         trend{window: cfg.TrendWindow},
 		unneededSince: map[string]time.Time{},
+		seenReady:     map[string]bool{},
+		notReadySince: map[string]time.Time{},
 	}
 }
 
@@ -35,6 +41,7 @@ func (p *Provisioner) Config() Config { return p.cfg }
 // Decide returns what to do now.
 func (p *Provisioner) Decide(o Observation) Decision {
 	p.trend.add(o.Now, o.Demand, largestSize(o.Sizes))
+	conds := p.conditions(o)
 	switch {
 	case o.Cloud == nil:
 		p.idleSince = time.Time{}
@@ -43,13 +50,16 @@ func (p *Provisioner) Decide(o Observation) Decision {
 	case o.Cloud.Phase == Provisioning:
 		return Decision{Action: None, Reason: "cloud cluster is being provisioned"}
 	}
-	if d := p.scaleUp(o); d.Action != None {
+	if d := p.scaleUp(o, conds); d.Action != None {
+		return d
+	}
+	if d := p.removeBroken(o, conds); d.Action != None {
 		return d
 	}
 	if d := p.deprovision(o); d.Action != None {
 		return d
 	}
-	return p.scaleDown(o)
+	return p.scaleDown(o, conds)
 }
 
 // expected are, in predictive mode, the replicas the forecast adds over
@@ -89,8 +99,8 @@ func (p *Provisioner) expected(o Observation, lead time.Duration) []placement.Re
 const maxExpected = 10000
 
 // shortage is what new nodes would hold: the unschedulable replicas packed
-// first-fit decreasing into the free space of the cloud nodes given (ready
-// or coming), the forecast's replicas into what is left there and in the
+// first-fit decreasing into the free space of the cloud nodes given (Ready
+// or coming, never cordoned or broken ones), the forecast's replicas into what is left there and in the
 // member clusters, and whatever is left over into the cheapest mix of new
 // nodes. It also returns the replicas no flavor holds and how many
 // forecast replicas need new nodes.
@@ -133,11 +143,29 @@ func (p *Provisioner) limit(m mix, n int) mix {
 	return rightSize(m, p.cfg.Flavors)
 }
 
+// pad adds nodes of the cheapest flavor to m until, with the have nodes
+// the cloud cluster keeps, there are MinNodes, and prices m again: nodes
+// that only MinNodes asks for are the cheapest ones, and paid for in the
+// decision's price.
+func (p *Provisioner) pad(m mix, have int) mix {
+	cheapest := cheapestFor(placement.Resources{}, p.cfg.Flavors)
+	if cheapest < 0 || have+len(m.nodes) >= p.cfg.MinNodes {
+		return m
+	}
+	for have+len(m.nodes) < p.cfg.MinNodes {
+		m.nodes = append(m.nodes, newNode{flavor: cheapest})
+	}
+	return rightSize(m, p.cfg.Flavors)
+}
+
 // explain puts what a mix is for in words.
-func explain(o Observation, m mix, unfit []placement.Resources, extra int) string {
+func explain(o Observation, m mix, unfit []placement.Resources, extra, moving int) string {
 	var parts []string
-	if n := len(o.Unschedulable); n > 0 {
+	if n := len(o.Unschedulable) - moving; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d replicas unschedulable", n))
+	}
+	if moving > 0 {
+		parts = append(parts, fmt.Sprintf("%d replicas on nodes of removed flavors", moving))
 	}
 	if extra > 0 {
 		parts = append(parts, fmt.Sprintf("forecast needs room for %d more", extra))
@@ -159,22 +187,36 @@ func (p *Provisioner) provision(o Observation) Decision {
 		}
 		return Decision{Action: None, Reason: "member clusters have room"}
 	}
-	if cheapest := cheapestFor(placement.Resources{}, p.cfg.Flavors); cheapest >= 0 {
-		for len(m.nodes) < p.cfg.MinNodes {
-			m.nodes = append(m.nodes, newNode{flavor: cheapest})
-		}
-	}
-	m = p.limit(m, p.cfg.MaxNodes)
-	return Decision{Action: ProvisionCluster, Add: m.groups(p.cfg.Flavors), Reason: explain(o, m, unfit, extra)}
+	m = p.limit(p.pad(m, 0), p.cfg.MaxNodes)
+	return Decision{Action: ProvisionCluster, Add: m.groups(p.cfg.Flavors), Reason: explain(o, m, unfit, extra, 0)}
 }
 
-func (p *Provisioner) scaleUp(o Observation) Decision {
-	m, unfit, extra := p.shortage(o, p.cfg.NodeDelay, o.Cloud.Nodes)
-	m = p.limit(m, p.cfg.MaxNodes-len(o.Cloud.Nodes))
+// scaleUp adds the nodes the unschedulable replicas, the forecast and the
+// pods of retired nodes need beyond the room of the usable nodes (Ready or
+// coming), and the cheapest nodes that bring the usable ones back to
+// MinNodes (after a broken or retired node). MaxNodes counts every node,
+// as every node is paid for.
+func (p *Provisioner) scaleUp(o Observation, conds map[string]NodeCondition) Decision {
+	usable := p.usable(o, conds)
+	// The pods of a retired node need room elsewhere before it is
+	// drained, as Karpenter replaces a drifted node before it drains it.
+	moving := 0
+	with := o
+	for _, n := range o.Cloud.Nodes {
+		if conds[n.Name] == NodeReady && p.retired(n) {
+			if moving == 0 {
+				with.Unschedulable = slices.Clone(o.Unschedulable)
+			}
+			with.Unschedulable = append(with.Unschedulable, n.Pods...)
+			moving += len(n.Pods)
+		}
+	}
+	m, unfit, extra := p.shortage(with, p.cfg.NodeDelay, usable)
+	m = p.limit(p.pad(m, len(usable)), p.cfg.MaxNodes-len(o.Cloud.Nodes))
 	if len(m.nodes) == 0 {
 		return Decision{Action: None}
 	}
-	return Decision{Action: AddNodes, Add: m.groups(p.cfg.Flavors), Reason: explain(o, m, unfit, extra)}
+	return Decision{Action: AddNodes, Add: m.groups(p.cfg.Flavors), Reason: explain(with, m, unfit, extra, moving)}
 }
 
 func (p *Provisioner) deprovision(o Observation) Decision {

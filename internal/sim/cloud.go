@@ -21,8 +21,24 @@ type cloudState struct {
 	coming []*cluster.Node
 	// flavors are the flavors of every node asked for and not removed.
 	flavors map[string]provision.Flavor
-	nodeN   int
+	// joined is when each node became ready; drains are the nodes being
+	// drained, with when their drain started.
+	joined map[string]time.Time
+	drains map[string]*drain
+	nodeN  int
 }
+
+// drain is one node being drained: cordoned at started; evicting while
+// its evicted pods terminate.
+type drain struct {
+	started  time.Time
+	evicting bool
+}
+
+// podTermination is how long an evicted pod takes to terminate
+// (Kubernetes' default terminationGracePeriodSeconds) before its member
+// Deployment creates it again elsewhere.
+const podTermination = 30 * time.Second
 
 // billing integrates the cloud's paid CPU over virtual time.
 type billing struct {
@@ -42,29 +58,94 @@ func (b *billing) change(now time.Duration, cores, price float64) {
 }
 
 // provisioner is one pass of the cloud provisioner and cluster autoscaler:
-// the same observation and decision as the CloudProvisioner controller's.
+// the same observation, drain steps and decision as the CloudProvisioner
+// controller's.
 func (w *world) provisioner() {
-	d := w.prov.Decide(provision.Observe(w.provisionInput()))
+	obs := provision.Observe(w.provisionInput())
+	w.continueDrains()
+	d := w.prov.Decide(obs)
 	switch d.Action {
 	case provision.ProvisionCluster:
 		w.provisionCloud(d)
 	case provision.AddNodes:
 		w.addCloudNodes(d)
 	case provision.RemoveNodes:
-		w.removeCloudNodes(d.Remove, d.Reason)
+		w.startDrains(d.Drain)
+		if len(d.Remove) > 0 {
+			w.removeCloudNodes(d.Remove, d.Reason)
+		}
 	case provision.RemoveCluster:
 		w.removeCloud(d.Reason)
+	}
+}
+
+// startDrains cordons the nodes a decision drains.
+func (w *world) startDrains(names []string) {
+	c := w.cloud
+	for _, name := range names {
+		if n := c.member.Node(name); n != nil {
+			n.Unschedulable = true
+			c.drains[name] = &drain{started: w.now()}
+			w.version++
+		}
+	}
+}
+
+// continueDrains takes every drain a step with provision.NextDrainStep, as
+// the controller does: the node's pods are evicted and terminate for
+// podTermination, then their member Deployment creates them again
+// elsewhere; the empty node is removed. Nothing refuses an eviction here,
+// so no drain is given back in practice.
+func (w *world) continueDrains() {
+	c := w.cloud
+	if c == nil || c.member == nil {
+		return
+	}
+	var removed []string
+	for _, name := range slices.Sorted(maps.Keys(c.drains)) {
+		d, n := c.drains[name], c.member.Node(name)
+		if n == nil {
+			delete(c.drains, name)
+			continue
+		}
+		pods := n.Pods()
+		evictable := len(pods)
+		if d.evicting {
+			evictable = 0
+		}
+		switch provision.NextDrainStep(provision.DrainState{Started: d.started, Pods: len(pods), Evictable: evictable}, w.now(), provision.DrainTimeout) {
+		case provision.DrainEvict:
+			d.evicting = true
+			w.eng.After(podTermination, func() {
+				if w.cloud != c || c.drains[name] != d {
+					return
+				}
+				for _, p := range n.Pods() {
+					c.member.DeletePod(p)
+					w.onEvicted([]*cluster.Pod{p})
+				}
+				d.evicting = false
+				w.capacityChanged()
+			})
+		case provision.DrainRemove:
+			delete(c.drains, name)
+			removed = append(removed, name)
+		case provision.DrainAbandon:
+			delete(c.drains, name)
+			n.Unschedulable = false
+			w.version++
+		}
+	}
+	if len(removed) > 0 {
+		w.removeCloudNodes(removed, "drained: its pods run on the other cloud nodes")
 	}
 }
 
 // provisionInput is what the provisioner reads of the world.
 func (w *world) provisionInput() provision.Input {
 	in := provision.Input{Now: w.now()}
-	overflows := w.pol.Substitution || w.pol.Bursting
 	for _, wl := range w.active {
-		in.Workloads = append(in.Workloads, provision.Workload{
-			Requests: wl.spec.PodRequests, Asked: wl.asked(), Unplaced: wl.unplaced(), Overflows: overflows,
-		})
+		in.Workloads = append(in.Workloads, provision.WorkloadOf(wl.spec, wl.asked(), wl.unplaced()))
 	}
 	for _, m := range w.members {
 		if m.cloud {
@@ -90,7 +171,10 @@ func (w *world) provisionInput() provision.Input {
 		in.CloudPending = append(in.CloudPending, p.Requests)
 	}
 	for _, n := range m.Nodes {
-		ns := provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable, Requested: n.Requested, Ready: true}
+		ns := provision.NodeState{
+			Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable, Requested: n.Requested,
+			Ready: true, Cordoned: n.Unschedulable, Draining: c.drains[n.Name] != nil, Created: c.joined[n.Name],
+		}
 		for _, p := range n.Pods() {
 			ns.Pods = append(ns.Pods, p.Requests)
 		}
@@ -112,20 +196,11 @@ func (w *world) pay(f provision.Flavor, n int) {
 	w.rec.billing.change(w.eng.Now(), float64(n)*float64(f.Allocatable.MilliCPU)/1000, float64(n)*f.PricePerHour)
 }
 
-func (w *world) flavor(name string) provision.Flavor {
-	for _, f := range w.prov.Config().Flavors {
-		if f.Name == name {
-			return f
-		}
-	}
-	return w.prov.Config().Flavors[0]
-}
-
 // orderNodes asks for the nodes of d, paying for them from now.
 func (w *world) orderNodes(c *cloudState, d provision.Decision) []*cluster.Node {
 	var out []*cluster.Node
 	for _, g := range d.Add {
-		f := w.flavor(g.Flavor)
+		f, _ := w.prov.Config().Flavor(g.Flavor)
 		for range g.Nodes {
 			c.nodeN++
 			n := cluster.NewNode(fmt.Sprintf("%s-%s-%d", w.sc.Cloud.Name, f.Name, c.nodeN), f.Allocatable)
@@ -138,11 +213,11 @@ func (w *world) orderNodes(c *cloudState, d provision.Decision) []*cluster.Node 
 }
 
 func (w *world) provisionCloud(d provision.Decision) {
-	c := &cloudState{flavors: map[string]provision.Flavor{}}
+	c := &cloudState{flavors: map[string]provision.Flavor{}, joined: map[string]time.Time{}, drains: map[string]*drain{}}
 	w.cloud = c
 	c.initial = w.orderNodes(c, d)
 	w.rec.cloudProvisioning()
-	w.event(EventCloudProvisioning, "cloud cluster %q asked for with %s: %s", w.sc.Cloud.Name, groups(d.Add), d.Reason)
+	w.event(EventCloudProvisioning, "cloud cluster %q asked for with %s: %s", w.sc.Cloud.Name, provision.Groups(d.Add), d.Reason)
 	w.eng.After(w.sc.Cloud.ClusterDelay, func() {
 		if w.cloud != c {
 			return
@@ -155,6 +230,9 @@ func (w *world) provisionCloud(d provision.Decision) {
 			Name: w.sc.Cloud.Name, Region: w.sc.Cloud.Region, Provider: w.sc.Cloud.Provider, Cloud: true, Ready: true,
 		}}
 		m.Nodes = append(m.Nodes, c.initial...)
+		for _, n := range c.initial {
+			c.joined[n.Name] = w.now()
+		}
 		c.initial = nil
 		c.member = m
 		w.addMember(m)
@@ -180,11 +258,12 @@ func (w *world) addCloudNodes(d provision.Decision) {
 				}
 			}
 			c.member.AddNode(node)
+			c.joined[node.Name] = w.now()
 			w.version++
 			w.capacityChanged()
 		})
 	}
-	w.event(EventNodesAdded, "%s asked for: %s", groups(d.Add), d.Reason)
+	w.event(EventNodesAdded, "%s asked for: %s", provision.Groups(d.Add), d.Reason)
 }
 
 func (w *world) removeCloudNodes(names []string, reason string) {
@@ -193,6 +272,8 @@ func (w *world) removeCloudNodes(names []string, reason string) {
 		w.onEvicted(c.member.RemoveNode(name))
 		w.pay(c.flavors[name], -1)
 		delete(c.flavors, name)
+		delete(c.joined, name)
+		delete(c.drains, name)
 	}
 	w.version++
 	w.event(EventNodesRemoved, "nodes %v removed: %s", names, reason)
@@ -214,20 +295,4 @@ func (w *world) removeCloud(reason string) {
 	w.rec.cloudRemoved()
 	w.event(EventCloudRemoved, "cloud cluster %q removed: %s", w.sc.Cloud.Name, reason)
 	w.capacityChanged()
-}
-
-// groups puts new nodes in words: "2 m1.large and 1 m1.xlarge nodes".
-func groups(gs []provision.NodeGroup) string {
-	s := ""
-	for i, g := range gs {
-		switch {
-		case i == 0:
-		case i == len(gs)-1:
-			s += " and "
-		default:
-			s += ", "
-		}
-		s += fmt.Sprintf("%d %s", g.Nodes, g.Flavor)
-	}
-	return s + " nodes"
 }

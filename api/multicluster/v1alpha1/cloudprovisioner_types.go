@@ -306,6 +306,11 @@ type NodePoolStatus struct {
 	// readyNodes of the pool that take pods.
 	// +optional
 	ReadyNodes int32 `json:"readyNodes,omitempty"`
+	// removed is true for a pool whose flavor is no longer in
+	// spec.flavors: its nodes are drained and removed, then the pool is
+	// deleted.
+	// +optional
+	Removed bool `json:"removed,omitempty"`
 }
 
 // ProvisionerDecision is one decision of the provisioner, as it explained

@@ -1,15 +1,19 @@
 package testbed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/meridian-dev/meridian/internal/cloud"
 	localtestbed "github.com/meridian-dev/meridian/internal/testbed"
@@ -19,6 +23,16 @@ import (
 // It is safe for concurrent use.
 type Backend struct {
 	dir string
+
+	mu sync.Mutex
+	// clients keeps one client per cluster, made again when the cluster's
+	// kubeconfig changes (it was started again).
+	clients map[string]clusterClient
+}
+
+type clusterClient struct {
+	kubeconfig []byte
+	client     client.Client
 }
 
 var _ cloud.Backend = &Backend{}
@@ -26,7 +40,7 @@ var _ cloud.Backend = &Backend{}
 // New returns a backend acting on the testbed in dir, which `meridian
 // testbed up` (or testbed.Up) started.
 func New(dir string) *Backend {
-	return &Backend{dir: dir}
+	return &Backend{dir: dir, clients: map[string]clusterClient{}}
 }
 
 // The CloudProvisioner fields a cloud.Spec comes from, which errors name so
@@ -36,15 +50,6 @@ var (
 	pathRegion  = field.NewPath("spec", "region")
 	pathWorkers = field.NewPath("status", "desiredNodes")
 )
-
-// poolPath is the CloudProvisioner field a pool comes from: nodeSize for
-// the one pool of cloud.DefaultPool, else its entry of flavors.
-func poolPath(p cloud.Pool) *field.Path {
-	if p.Name == cloud.DefaultPool {
-		return field.NewPath("spec", "nodeSize")
-	}
-	return field.NewPath("spec", "flavors").Key(p.Name)
-}
 
 // group is the testbed node group of a pool: "" (SetNodes's workers) for
 // cloud.DefaultPool, so that a cluster made before node pools keeps its
@@ -70,7 +75,7 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 	}
 	seen := map[string]bool{}
 	for _, p := range spec.Pools {
-		path := poolPath(p)
+		path := cloud.PoolPath(p)
 		if seen[p.Name] {
 			errs = append(errs, field.Duplicate(path.Child("name"), p.Name))
 		}
@@ -83,10 +88,10 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 				errs = append(errs, field.Invalid(path.Child("name"), p.Name, "is taken by the testbed's own nodes: choose another name"))
 			}
 		}
-		if p.NodeCPU.Sign() <= 0 {
+		if !p.Retired && p.NodeCPU.Sign() <= 0 {
 			errs = append(errs, field.Invalid(path.Child("cpu"), p.NodeCPU.String(), "must be positive, such as 4 or 500m"))
 		}
-		if p.NodeMemory.Sign() <= 0 {
+		if !p.Retired && p.NodeMemory.Sign() <= 0 {
 			errs = append(errs, field.Invalid(path.Child("memory"), p.NodeMemory.String(), "must be positive, such as 16Gi"))
 		}
 		if p.Workers < 0 {
@@ -112,8 +117,22 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 			_, ok := localtestbed.GroupWorkerNumber(spec.Name, group(p), node)
 			return !ok
 		})
+		workers := int(p.Workers)
+		if p.Retired {
+			// Only lowered: a retired pool's size is not known. Its group
+			// is gone with its last node.
+			c, err := b.client(spec.Name)
+			if err != nil {
+				return err
+			}
+			nodes, err := groupNodes(ctx, c, spec.Name)
+			if err != nil {
+				return err
+			}
+			workers = min(workers, len(nodes[group(p)]))
+		}
 		size := localtestbed.NodeSize{CPU: p.NodeCPU, Memory: p.NodeMemory}
-		if _, err := localtestbed.SetNodeGroup(ctx, b.dir, spec.Name, group(p), size, int(p.Workers), remove); err != nil {
+		if _, err := localtestbed.SetNodeGroup(ctx, b.dir, spec.Name, group(p), size, workers, remove); err != nil {
 			return fmt.Errorf("failed to set the workers of pool %q of cluster %q on the testbed in %s: %w", p.Name, spec.Name, b.dir, err)
 		}
 	}
@@ -165,9 +184,15 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 		return cloud.Status{}, fmt.Errorf("failed to read the credentials of cluster %q: %w", spec.Name, err)
 	}
 	st.Ready, st.Kubeconfig = true, c.Kubeconfig
-	if st.Pools, err = pools(ctx, c, spec); err != nil {
+	cl, err := b.client(spec.Name)
+	if err != nil {
 		return cloud.Status{}, err
 	}
+	nodes, err := groupNodes(ctx, cl, spec.Name)
+	if err != nil {
+		return cloud.Status{}, err
+	}
+	st.Pools = pools(spec, nodes)
 	if st.ReadyWorkers < spec.Workers() {
 		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers())
 	}
@@ -181,6 +206,9 @@ func (b *Backend) Delete(ctx context.Context, spec cloud.Spec) error {
 	if errs := validateName(spec); len(errs) > 0 {
 		return invalid(errs)
 	}
+	b.mu.Lock()
+	delete(b.clients, spec.Name)
+	b.mu.Unlock()
 	err := localtestbed.RemoveCluster(ctx, b.dir, spec.Name)
 	if errors.Is(err, localtestbed.ErrProfileCluster) {
 		return invalid(field.ErrorList{field.Invalid(pathName, spec.Name, "is a cluster of the testbed's profile, not a cloud cluster: 'meridian testbed down' stops it")})
@@ -191,24 +219,52 @@ func (b *Backend) Delete(ctx context.Context, spec cloud.Spec) error {
 	return nil
 }
 
-// pools counts the workers of each of spec's pools by their names.
-func pools(ctx context.Context, c *localtestbed.Cluster, spec cloud.Spec) ([]cloud.PoolStatus, error) {
+// client is the one client of cluster name, made again when its
+// kubeconfig changed.
+func (b *Backend) client(name string) (client.Client, error) {
+	c, err := localtestbed.OpenCluster(b.dir, name)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the credentials of cluster %q: %w", name, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cc, ok := b.clients[name]; ok && bytes.Equal(cc.kubeconfig, c.Kubeconfig) {
+		return cc.client, nil
+	}
 	cl, err := c.Client()
 	if err != nil {
-		return nil, fmt.Errorf("failed to create a client of cluster %q: %w", spec.Name, err)
+		return nil, fmt.Errorf("failed to create a client of cluster %q: %w", name, err)
 	}
+	b.clients[name] = clusterClient{kubeconfig: c.Kubeconfig, client: cl}
+	return cl, nil
+}
+
+// groupNodes lists the workers of cluster by node group ("" for the
+// workers of cloud.DefaultPool).
+func groupNodes(ctx context.Context, c client.Client, cluster string) (map[string][]corev1.Node, error) {
 	var nodes corev1.NodeList
-	if err := cl.List(ctx, &nodes); err != nil {
-		return nil, fmt.Errorf("failed to list the nodes of cluster %q: %w", spec.Name, err)
+	if err := c.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("failed to list the nodes of cluster %q: %w", cluster, err)
 	}
+	out := map[string][]corev1.Node{}
+	for _, n := range nodes.Items {
+		g := n.Labels[localtestbed.LabelNodeGroup]
+		if _, ok := localtestbed.GroupWorkerNumber(cluster, g, n.Name); ok {
+			out[g] = append(out[g], n)
+		}
+	}
+	return out, nil
+}
+
+// pools counts the workers of each of spec's pools, then of every other
+// node group found, which is a pool whose flavor was removed.
+func pools(spec cloud.Spec, nodes map[string][]corev1.Node) []cloud.PoolStatus {
 	out := make([]cloud.PoolStatus, 0, len(spec.Pools))
-	for _, p := range spec.Pools {
-		ps := cloud.PoolStatus{Name: p.Name}
-		for i := range nodes.Items {
-			n := &nodes.Items[i]
-			if _, ok := localtestbed.GroupWorkerNumber(spec.Name, group(p), n.Name); !ok {
-				continue
-			}
+	listed := map[string]bool{}
+	count := func(name string, removed bool, group []corev1.Node) {
+		ps := cloud.PoolStatus{Name: name, Removed: removed}
+		for i := range group {
+			n := &group[i]
 			ps.Workers++
 			for _, cond := range n.Status.Conditions {
 				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue && !n.Spec.Unschedulable {
@@ -218,7 +274,22 @@ func pools(ctx context.Context, c *localtestbed.Cluster, spec cloud.Spec) ([]clo
 		}
 		out = append(out, ps)
 	}
-	return out, nil
+	for _, p := range spec.Pools {
+		listed[group(p)] = true
+		if !p.Retired || len(nodes[group(p)]) > 0 {
+			count(p.Name, p.Retired, nodes[group(p)])
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(nodes)) {
+		if !listed[g] {
+			name := g
+			if g == "" {
+				name = cloud.DefaultPool
+			}
+			count(name, true, nodes[g])
+		}
+	}
+	return out
 }
 
 // validateName checks what every method needs: a name the testbed can

@@ -14,15 +14,13 @@ import (
 	"github.com/meridian-dev/meridian/internal/provision"
 )
 
-// act carries a decision out through the backend and records it. Nodes
-// that consolidation removes with pods on them are drained first (drain.go)
-// and only asked of the backend once empty.
-func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec cloud.Spec, st cloud.Status, obs provision.Observation, d provision.Decision) error {
-	if d.Action == provision.None {
-		return nil
-	}
-	nodes := int32(d.Nodes())
+// act carries a decision out through the backend and records it. The
+// nodes a RemoveNodes drains (Decision.Drain) are cordoned here, and
+// removed by continueDrains once empty.
+func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec cloud.Spec, st cloud.Status, obs provision.Observation, d provision.Decision, cr *cloudRead) error {
 	switch d.Action {
+	case provision.None:
+		return nil
 	case provision.ProvisionCluster:
 		for i := range spec.Pools {
 			spec.Pools[i].Workers = 0
@@ -34,19 +32,45 @@ func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProv
 	case provision.AddNodes:
 		addNodes(&spec, d.Add)
 	case provision.RemoveNodes:
-		empty, busy := splitByPods(obs, d.Remove)
-		if err := r.startDrains(ctx, cp, busy); err != nil {
+		if err := r.startDrains(ctx, cp, cr, d.Drain); err != nil {
 			return err
 		}
-		if len(empty) == 0 {
+		if len(d.Remove) == 0 {
 			return nil
 		}
-		d.Remove = empty
-		nodes = int32(len(empty))
-		removeNodes(&spec, obs, empty)
+		return r.removeNodes(ctx, cp, backend, &spec, st, obs, d)
 	case provision.RemoveCluster:
 		cp.Status.Phase = multiclusterv1alpha1.PhaseDeprovisioning
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonDeprovisioning, d.Reason)
+		r.record(ctx, cp, spec, d)
+		return r.deprovision(ctx, cp, backend, spec, cloud.Status{Exists: true})
+	}
+	r.record(ctx, cp, spec, d)
+	recordPools(cp, spec, st)
+	if err := backend.Ensure(ctx, spec); err != nil {
+		return fmt.Errorf("failed to %s for cloud cluster %q: %w", strings.ToLower(string(d.Action)), spec.Name, err)
+	}
+	return nil
+}
+
+// removeNodes takes d.Remove out of their pools, records it and asks the
+// backend: the decision's empty or broken nodes, and the drained ones.
+func (r *Reconciler) removeNodes(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec *cloud.Spec, st cloud.Status, obs provision.Observation, d provision.Decision) error {
+	removeFromPools(spec, obs, d.Remove)
+	r.record(ctx, cp, *spec, d)
+	recordPools(cp, *spec, st)
+	if err := backend.Ensure(ctx, *spec); err != nil {
+		return fmt.Errorf("failed to remove nodes %v of cloud cluster %q: %w", d.Remove, spec.Name, err)
+	}
+	return nil
+}
+
+// record logs d, counts it, makes it the status's last decision and
+// emits its event.
+func (r *Reconciler) record(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, spec cloud.Spec, d provision.Decision) {
+	nodes := int32(d.Nodes())
+	if d.Action == provision.RemoveNodes {
+		nodes = int32(len(d.Remove))
 	}
 	log.FromContext(ctx).Info("Cloud provisioner decided", "action", d.Action, "add", d.Add, "remove", d.Remove, "reason", d.Reason)
 	decisions.WithLabelValues(cp.Namespace, cp.Name, string(d.Action)).Inc()
@@ -54,14 +78,6 @@ func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProv
 		Action: string(d.Action), Nodes: nodes, Reason: d.Reason, Time: metav1.Time{Time: r.now()},
 	}
 	r.Recorder.Eventf(cp, nil, "Normal", string(d.Action), string(d.Action), "%s", describe(spec, d))
-	if d.Action == provision.RemoveCluster {
-		return r.deprovision(ctx, cp, backend, spec, cloud.Status{Exists: true})
-	}
-	recordPools(cp, spec, st)
-	if err := backend.Ensure(ctx, spec); err != nil {
-		return fmt.Errorf("failed to %s for cloud cluster %q: %w", strings.ToLower(string(d.Action)), spec.Name, err)
-	}
-	return nil
 }
 
 // addNodes adds the new nodes of each group to its pool.
@@ -75,8 +91,8 @@ func addNodes(spec *cloud.Spec, add []provision.NodeGroup) {
 	}
 }
 
-// removeNodes takes the named nodes out of their pools.
-func removeNodes(spec *cloud.Spec, obs provision.Observation, names []string) {
+// removeFromPools takes the named nodes out of their pools.
+func removeFromPools(spec *cloud.Spec, obs provision.Observation, names []string) {
 	pool := map[string]string{}
 	if obs.Cloud != nil {
 		for _, n := range obs.Cloud.Nodes {
@@ -94,46 +110,18 @@ func removeNodes(spec *cloud.Spec, obs provision.Observation, names []string) {
 	}
 }
 
-// splitByPods splits the named nodes into those without pods and those
-// with pods, by what was observed.
-func splitByPods(obs provision.Observation, names []string) (empty, busy []string) {
-	pods := map[string]int{}
-	if obs.Cloud != nil {
-		for _, n := range obs.Cloud.Nodes {
-			pods[n.Name] = len(n.Pods)
-		}
-	}
-	for _, name := range names {
-		if pods[name] > 0 {
-			busy = append(busy, name)
-		} else {
-			empty = append(empty, name)
-		}
-	}
-	return empty, busy
-}
-
 // describe puts a decision in words for an event.
 func describe(spec cloud.Spec, d provision.Decision) string {
 	switch d.Action {
 	case provision.ProvisionCluster:
-		return fmt.Sprintf("cloud cluster %q asked for with %s: %s", spec.Name, groups(d.Add), d.Reason)
+		return fmt.Sprintf("cloud cluster %q asked for with %s: %s", spec.Name, provision.Groups(d.Add), d.Reason)
 	case provision.AddNodes:
-		return fmt.Sprintf("%s added to cloud cluster %q (now %d): %s", groups(d.Add), spec.Name, spec.Workers(), d.Reason)
+		return fmt.Sprintf("%s added to cloud cluster %q (now %d): %s", provision.Groups(d.Add), spec.Name, spec.Workers(), d.Reason)
 	case provision.RemoveNodes:
 		return fmt.Sprintf("nodes %v removed from cloud cluster %q (now %d): %s", d.Remove, spec.Name, spec.Workers(), d.Reason)
 	default:
 		return fmt.Sprintf("cloud cluster %q removed: %s", spec.Name, d.Reason)
 	}
-}
-
-// groups puts new nodes in words: "2 m1-large and 1 m1-xlarge nodes".
-func groups(gs []provision.NodeGroup) string {
-	parts := make([]string, 0, len(gs))
-	for _, g := range gs {
-		parts = append(parts, fmt.Sprintf("%d %s", g.Nodes, g.Flavor))
-	}
-	return strings.Join(parts, ", ") + " nodes"
 }
 
 // now is the controller's clock.

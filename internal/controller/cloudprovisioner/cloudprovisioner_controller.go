@@ -49,17 +49,10 @@ type Reconciler struct {
 	changed   time.Time
 	// provisioners keep each CloudProvisioner's decision history.
 	provisioners map[types.UID]*provision.Provisioner
-	// drains are the nodes of each CloudProvisioner being drained.
-	drains map[types.UID]map[string]*drain
-	// resumed says, per CloudProvisioner, that the drains a previous
-	// controller recorded on the nodes were taken up.
-	resumed map[types.UID]bool
 }
 
 func (r *Reconciler) defaults() {
 	r.provisioners = map[types.UID]*provision.Provisioner{}
-	r.drains = map[types.UID]map[string]*drain{}
-	r.resumed = map[types.UID]bool{}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
@@ -152,6 +145,7 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		return fmt.Errorf("failed to read the status of cloud cluster %q: %w", spec.Name, err)
 	}
 	cp.Status.Nodes, cp.Status.ReadyNodes = st.Workers, st.ReadyWorkers
+	retire(&spec, st, cp.Status.Pools)
 	if cp.Status.Phase == multiclusterv1alpha1.PhaseDeprovisioning {
 		return r.deprovision(ctx, cp, backend, spec, st)
 	}
@@ -163,10 +157,10 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		cp.Status.Phase, cp.Status.DesiredNodes, cp.Status.Pools = multiclusterv1alpha1.PhaseIdle, 0, nil
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonNoCluster, "no cloud cluster: the member clusters hold every replica")
 	} else {
-		if spec.Workers() == 0 && len(spec.Pools) > 0 {
+		if len(cp.Status.Pools) == 0 && cp.Status.DesiredNodes == 0 && len(spec.Pools) > 0 {
 			// A cluster that exists without a recorded request (the status
 			// patch was lost to a restart) is adopted as it is.
-			adopt(&spec, st, max(cp.Spec.MinNodes, 1))
+			adopt(&spec, st, max(cp.Spec.MinNodes, 1), flavors)
 		}
 		recordPools(cp, spec, st)
 		// Re-assert the worker counts while the backend does not report
@@ -184,11 +178,15 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		}
 		r.setPhase(cp, st)
 	}
-	obs, err := r.observe(ctx, cp, st, spec, flavors)
+	cr, err := r.readCloud(ctx, cp)
 	if err != nil {
 		return err
 	}
-	if err := r.continueDrains(ctx, cp, backend, &spec, st, obs); err != nil {
+	obs, err := r.observe(ctx, cp, st, spec, flavors, cr)
+	if err != nil {
+		return err
+	}
+	if err := r.continueDrains(ctx, cp, backend, &spec, st, obs, cr); err != nil {
 		return err
 	}
 	if !r.settled() {
@@ -198,21 +196,18 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 	}
 	p := r.provisioner(cp, flavors)
 	d := p.Decide(obs)
-	if d.Action == provision.RemoveNodes && r.draining(cp.UID) {
-		// One node is drained at a time.
-		return nil
-	}
 	cp.Status.EmptySince = nil
 	if t := p.IdleSince(); !t.IsZero() && obs.Cloud != nil {
 		cp.Status.EmptySince = &metav1.Time{Time: t}
 	}
-	return r.act(ctx, cp, backend, spec, st, obs, d)
+	return r.act(ctx, cp, backend, spec, st, obs, d, cr)
 }
 
 // adopt gives the pools of a cluster that exists without a recorded
-// request the workers the backend reports, and the first pool at least
-// minNodes.
-func adopt(spec *cloud.Spec, st cloud.Status, minNodes int32) {
+// request the workers the backend reports, and the pool of the cheapest
+// flavor what it takes to reach minNodes, as the provisioner pads to
+// minNodes with the cheapest flavor.
+func adopt(spec *cloud.Spec, st cloud.Status, minNodes int32, flavors []provision.Flavor) {
 	for i := range spec.Pools {
 		for _, ps := range st.Pools {
 			if ps.Name == spec.Pools[i].Name {
@@ -220,16 +215,34 @@ func adopt(spec *cloud.Spec, st cloud.Status, minNodes int32) {
 			}
 		}
 	}
-	if spec.Workers() < minNodes {
-		spec.Pools[0].Workers += minNodes - spec.Workers()
+	cfg := provision.Config{Flavors: flavors}
+	live, cheapest, price := int32(0), -1, 0.0
+	for i, p := range spec.Pools {
+		f, ok := cfg.Flavor(p.Name)
+		if !ok {
+			continue
+		}
+		live += p.Workers
+		if cheapest < 0 || f.PricePerHour < price {
+			cheapest, price = i, f.PricePerHour
+		}
+	}
+	if live < minNodes && cheapest >= 0 {
+		spec.Pools[cheapest].Workers += minNodes - live
 	}
 }
 
 // reported says whether the backend reports the worker counts spec asks
-// for, per pool when it reports pools.
+// for, per pool when it reports pools, and no retired pool it should
+// delete.
 func reported(spec cloud.Spec, st cloud.Status) bool {
 	if st.Workers != spec.Workers() {
 		return false
+	}
+	for _, p := range spec.Pools {
+		if p.Retired && p.Workers == 0 {
+			return false
+		}
 	}
 	for _, ps := range st.Pools {
 		for _, p := range spec.Pools {
@@ -300,7 +313,6 @@ func (r *Reconciler) provisioner(cp *multiclusterv1alpha1.CloudProvisioner, flav
 func (r *Reconciler) forget(uid types.UID) {
 	r.mu.Lock()
 	delete(r.provisioners, uid)
-	delete(r.drains, uid)
 	r.mu.Unlock()
 }
 

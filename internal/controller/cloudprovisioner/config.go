@@ -35,10 +35,6 @@ const (
 	// (seed 001 measured minutes on OpenStack).
 	defaultClusterDelay = 5 * time.Minute
 	defaultNodeDelay    = 2 * time.Minute
-	// drainTimeout is how long a consolidated node's pods may take to be
-	// evicted, PodDisruptionBudgets permitting, before the node is given
-	// back.
-	drainTimeout = 10 * time.Minute
 )
 
 // pools are cp's node pools: its flavors, or the one pool of nodeSize

@@ -6,61 +6,196 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
-// TestDrainSurvivesARestart: a drain is recorded on its node when it
-// starts, and a new controller (empty memory) takes it up again with its
-// start time, so the node is not left cordoned; giving the node back
-// clears both.
-func TestDrainSurvivesARestart(t *testing.T) {
+// cloudNode is a node of pool medium (2 CPU) in the given state.
+type cloudNode struct {
+	name            string
+	ready, cordoned bool
+	drainStarted    *time.Time
+	unlabelled      bool
+}
+
+// cloudPod is a pod of 500m bound to a node, with what makes a drain
+// leave it alone.
+type cloudPod struct {
+	name, node        string
+	daemonSet, mirror bool
+	succeeded         bool
+}
+
+func createCloud(t *testing.T, c client.Client, nodes []cloudNode, pods []cloudPod) {
+	t.Helper()
+	ctx := t.Context()
+	for _, cn := range nodes {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: cn.name, Labels: map[string]string{multiclusterv1alpha1.LabelNodePool: "medium"}}}
+		if cn.unlabelled {
+			n.Labels = nil
+		}
+		if err := c.Create(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		status := corev1.ConditionFalse
+		if cn.ready {
+			status = corev1.ConditionTrue
+		}
+		n.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"), corev1.ResourcePods: resource.MustParse("110")}
+		n.Status.Capacity = n.Status.Allocatable
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}
+		if err := c.Status().Update(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		if cn.cordoned {
+			if err := patchNode(ctx, c, cn.name, "null", true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if cn.drainStarted != nil {
+			if err := cordon(ctx, c, cn.name, cn.drainStarted); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, cp := range pods {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: cp.name}, Spec: corev1.PodSpec{
+			NodeName: cp.node,
+			Containers: []corev1.Container{{Name: "c", Image: "nginx", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
+			}}},
+		}}
+		if cp.daemonSet {
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds-uid", Controller: ptr.To(true)}}
+		}
+		if cp.mirror {
+			p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "hash"}
+		}
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if cp.succeeded {
+			p.Status.Phase = corev1.PodSucceeded
+			if err := c.Status().Update(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func read(t *testing.T, c client.Client) *cloudRead {
+	t.Helper()
+	cr := &cloudRead{client: c}
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	if err := c.List(t.Context(), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(t.Context(), &pods); err != nil {
+		t.Fatal(err)
+	}
+	cr.nodes, cr.pods = nodes.Items, pods.Items
+	return cr
+}
+
+// TestCloudNodesAndDrains reads a cloud cluster of a real API server with
+// a node in each condition, and takes its drains a step: a cordoned node
+// is cordoned, not coming; a NotReady node is not Ready; DaemonSet, mirror
+// and finished pods are not a node's pods (a node with only those is
+// empty); a drain is read back from its node after a restart, evicts, and
+// gives the node back at its timeout.
+func TestCloudNodesAndDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs an API server")
 	}
-	cloud, err := testenv.StartCluster(t, "cloud")
+	cl, err := testenv.StartCluster(t, "cloud")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cloud.Client
-	for _, name := range []string{"cloud-medium-1", "cloud-medium-2"} {
-		if err := c.Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			t.Fatal(err)
+	c := cl.Client
+	now := time.Now().UTC().Truncate(time.Second)
+	old := now.Add(-time.Hour)
+	createCloud(t, c, []cloudNode{
+		{name: "ready", ready: true},
+		{name: "cordoned", ready: true, cordoned: true},
+		{name: "notready"},
+		{name: "draining", ready: true, drainStarted: &now},
+		{name: "stuck", ready: true, drainStarted: &old},
+		{name: "legacy", ready: true, unlabelled: true},
+	}, []cloudPod{
+		{name: "web", node: "ready"},
+		{name: "agent", node: "ready", daemonSet: true},
+		{name: "static", node: "ready", mirror: true},
+		{name: "done", node: "ready", succeeded: true},
+		{name: "agent-2", node: "legacy", daemonSet: true},
+		{name: "moving", node: "draining"},
+		{name: "pinned", node: "stuck"},
+	})
+
+	type view struct {
+		Flavor                    string
+		Ready, Cordoned, Draining bool
+		RequestedCPU              int64
+		Pods                      int
+	}
+	got := map[string]view{}
+	for _, n := range nodeStates(read(t, c)) {
+		got[n.Name] = view{n.Flavor, n.Ready, n.Cordoned, n.Draining, n.Requested.MilliCPU, len(n.Pods)}
+		if n.Created.IsZero() {
+			t.Errorf("node %s: no registration time", n.Name)
 		}
 	}
-	started := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
-	if err := cordon(t.Context(), c, "cloud-medium-1", &started); err != nil {
-		t.Fatal(err)
+	want := map[string]view{
+		"ready":    {Flavor: "medium", Ready: true, RequestedCPU: 1500, Pods: 1},
+		"cordoned": {Flavor: "medium", Ready: true, Cordoned: true},
+		"notready": {Flavor: "medium"},
+		"draining": {Flavor: "medium", Ready: true, Cordoned: true, Draining: true, RequestedCPU: 500, Pods: 1},
+		"stuck":    {Flavor: "medium", Ready: true, Cordoned: true, Draining: true, RequestedCPU: 500, Pods: 1},
+		"legacy":   {Flavor: cloud.DefaultPool, Ready: true, RequestedCPU: 500},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("node states (-want +got):\n%s", diff)
 	}
 
-	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "burst", UID: types.UID("uid-1")}}
+	// A controller that has just started knows of no drain: it reads them
+	// from the nodes, evicts what "draining" holds and gives "stuck" back.
+	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "burst"}}
 	cp.Spec.CloudClusterName = "cloud"
-	restarted := &Reconciler{Clock: clocktesting.NewFakeClock(started.Add(time.Hour)), drains: map[types.UID]map[string]*drain{}, resumed: map[types.UID]bool{}}
-	if err := restarted.resumeDrains(t.Context(), cp, c); err != nil {
+	r := &Reconciler{Clock: clocktesting.NewFakeClock(now.Add(time.Minute)), Recorder: events.NewFakeRecorder(10)}
+	spec := cloud.Spec{Name: "cloud", Pools: []cloud.Pool{{Name: "medium", Workers: 6}}}
+	if err := r.continueDrains(t.Context(), cp, nil, &spec, cloud.Status{}, provision.Observation{}, read(t, c)); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]time.Time{}
-	for name, d := range restarted.drains[cp.UID] {
-		got[name] = d.started
-	}
-	if diff := cmp.Diff(map[string]time.Time{"cloud-medium-1": started}, got); diff != "" {
-		t.Errorf("drains after a restart (-want +got):\n%s", diff)
-	}
-
-	if err := cordon(t.Context(), c, "cloud-medium-1", nil); err != nil {
+	pod := &corev1.Pod{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "moving"}, pod); err != nil {
 		t.Fatal(err)
 	}
-	n := &corev1.Node{}
-	if err := c.Get(t.Context(), client.ObjectKey{Name: "cloud-medium-1"}, n); err != nil {
+	if pod.DeletionTimestamp.IsZero() {
+		t.Errorf("pod moving on the draining node was not evicted")
+	}
+	stuck := &corev1.Node{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: "stuck"}, stuck); err != nil {
 		t.Fatal(err)
 	}
-	_, annotated := n.Annotations[multiclusterv1alpha1.AnnotationDrainStarted]
-	if n.Spec.Unschedulable || annotated {
-		t.Errorf("node given back: unschedulable %v, annotated %v; want neither", n.Spec.Unschedulable, annotated)
+	if _, annotated := stuck.Annotations[multiclusterv1alpha1.AnnotationDrainStarted]; stuck.Spec.Unschedulable || annotated {
+		t.Errorf("node stuck past the drain timeout: unschedulable %v, annotated %v; want it given back", stuck.Spec.Unschedulable, annotated)
+	}
+	// The evicted pod terminates (no kubelet here: it is waited for, and
+	// the node is not removed while it is there).
+	if diff := cmp.Diff([]placement.Resources(nil), unschedulablePods(read(t, c).pods)); diff != "" {
+		t.Errorf("unschedulable pods (-want +got):\n%s", diff)
+	}
+	if spec.Pools[0].Workers != 6 {
+		t.Errorf("pool medium asked for %d workers; want 6: no drained node is empty yet", spec.Pools[0].Workers)
 	}
 }

@@ -3,6 +3,7 @@ package cloudprovisioner
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -67,6 +68,26 @@ func (r *Reconciler) cloudSpec(ctx context.Context, cp *multiclusterv1alpha1.Clo
 	return spec, flavors, nil
 }
 
+// retire adds to spec, as Retired, the pools the backend found that spec
+// does not list (their flavor was removed), so that their nodes are
+// drained and they are scaled to zero and deleted instead of running
+// unreported. A retired pool keeps the workers last asked of it, at most
+// what it has.
+func retire(spec *cloud.Spec, st cloud.Status, recorded []multiclusterv1alpha1.NodePoolStatus) {
+	for _, ps := range st.Pools {
+		if !ps.Removed || slices.ContainsFunc(spec.Pools, func(p cloud.Pool) bool { return p.Name == ps.Name }) {
+			continue
+		}
+		workers := ps.Workers
+		for _, r := range recorded {
+			if r.Name == ps.Name && r.Removed {
+				workers = min(workers, r.DesiredNodes)
+			}
+		}
+		spec.Pools = append(spec.Pools, cloud.Pool{Name: ps.Name, Workers: workers, Retired: true})
+	}
+}
+
 // recordPools writes the worker counts asked of the backend to cp's
 // status, per pool and in total.
 func recordPools(cp *multiclusterv1alpha1.CloudProvisioner, spec cloud.Spec, st cloud.Status) {
@@ -77,7 +98,7 @@ func recordPools(cp *multiclusterv1alpha1.CloudProvisioner, spec cloud.Spec, st 
 	cp.Status.Pools = nil
 	for _, p := range spec.Pools {
 		cp.Status.Pools = append(cp.Status.Pools, multiclusterv1alpha1.NodePoolStatus{
-			Name: p.Name, DesiredNodes: p.Workers, Nodes: byName[p.Name].Workers, ReadyNodes: byName[p.Name].ReadyWorkers,
+			Name: p.Name, DesiredNodes: p.Workers, Nodes: byName[p.Name].Workers, ReadyNodes: byName[p.Name].ReadyWorkers, Removed: p.Retired,
 		})
 	}
 	cp.Status.DesiredNodes = spec.Workers()

@@ -5,18 +5,49 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
-// observe reads what the provisioner decides on, MultiClusterDeployments
-// and MultiClusterJobs alike, and turns it into an Observation with
-// provision.Observe, as the simulator does.
-func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, st cloud.Status, spec cloud.Spec, flavors []provision.Flavor) (provision.Observation, error) {
+// cloudRead is what one period reads of the joined cloud cluster: its
+// nodes and pods, listed once and shared by the observation and the
+// drains.
+type cloudRead struct {
+	client client.Client
+	nodes  []corev1.Node
+	pods   []corev1.Pod
+}
+
+// readCloud lists the nodes and pods of cp's joined cloud cluster, from
+// the member's informer cache; nil when it has not joined.
+func (r *Reconciler) readCloud(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner) (*cloudRead, error) {
+	name := string(cp.Spec.CloudClusterName)
+	m, ok := r.Inventory.Member(name)
+	if !ok {
+		return nil, nil
+	}
+	var nodes corev1.NodeList
+	if err := m.Client.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("failed to list the nodes of cloud cluster %q: %w", name, err)
+	}
+	var pods corev1.PodList
+	if err := m.Client.List(ctx, &pods); err != nil {
+		return nil, fmt.Errorf("failed to list the pods of cloud cluster %q: %w", name, err)
+	}
+	return &cloudRead{client: m.Client, nodes: nodes.Items, pods: pods.Items}, nil
+}
+
+// observe turns what was read into an Observation with provision.Observe,
+// as the simulator does: MultiClusterDeployments and MultiClusterJobs
+// alike, the member clusters, and the cloud cluster's nodes in their
+// conditions (Ready, cordoned, draining, when they registered).
+func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, st cloud.Status, spec cloud.Spec, flavors []provision.Flavor, cr *cloudRead) (provision.Observation, error) {
 	in := provision.Input{Now: r.now()}
 	wls, err := r.workloads(ctx)
 	if err != nil {
@@ -34,35 +65,50 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	in.Cloud = &provision.Cloud{Phase: provision.Provisioning}
 	name := string(cp.Spec.CloudClusterName)
 	m, joined := r.Inventory.Member(name)
-	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined {
+	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined || cr == nil {
 		return provision.Observe(in), nil
 	}
 	in.Cloud.Phase = provision.Ready
 	in.Cloud.Workloads = m.Workloads()
-	pods := m.PodsByNode()
 	registered := map[string]int32{}
-	for _, n := range m.Nodes() {
-		pool := poolOf(n, spec)
-		registered[pool]++
-		in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{
-			Name: n.Name, Flavor: pool, Allocatable: n.Allocatable, Requested: n.Requested, Ready: !n.Unschedulable, Pods: pods[n.Name],
-		})
+	for _, n := range nodeStates(cr) {
+		registered[n.Flavor]++
+		in.Cloud.Nodes = append(in.Cloud.Nodes, n)
 	}
 	// Nodes asked for and not registered yet count as coming, so that
-	// they are not asked for twice.
+	// they are not asked for twice. A retired pool's are not asked for.
 	for _, p := range spec.Pools {
-		for i := registered[p.Name]; i < p.Workers; i++ {
-			in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: fmt.Sprintf("coming-%s-%d", p.Name, i), Flavor: p.Name, Allocatable: allocatable(flavors, p.Name)})
+		f, ok := provision.Config{Flavors: flavors}.Flavor(p.Name)
+		for i := registered[p.Name]; ok && i < p.Workers; i++ {
+			in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: fmt.Sprintf("coming-%s-%d", p.Name, i), Flavor: p.Name, Allocatable: f.Allocatable})
 		}
 	}
-	if in.CloudPending, err = unschedulablePods(ctx, m.Client); err != nil {
-		return provision.Observation{}, fmt.Errorf("failed to list the pods of cloud cluster %q: %w", name, err)
-	}
+	in.CloudPending = unschedulablePods(cr.pods)
 	return provision.Observe(in), nil
 }
 
+// nodeStates are the registered nodes of the cloud cluster as the
+// provisioner sees them: their pool, readiness, cordon, drain and
+// registration time, and the pods a drain would move.
+func nodeStates(cr *cloudRead) []provision.NodeState {
+	requested, moved := podsByNode(cr.pods)
+	out := make([]provision.NodeState, 0, len(cr.nodes))
+	for i := range cr.nodes {
+		n := &cr.nodes[i]
+		out = append(out, provision.NodeState{
+			Name: n.Name, Flavor: poolOf(n),
+			Allocatable: placement.NewResources(n.Status.Allocatable), Requested: requested[n.Name],
+			Ready: nodeReady(n), Cordoned: n.Spec.Unschedulable, Draining: draining(n),
+			Created: n.CreationTimestamp.Time, Pods: moved[n.Name],
+		})
+	}
+	return out
+}
+
 // workloads lists the MultiClusterDeployments and MultiClusterJobs as the
-// provisioner counts them.
+// provisioner counts them, each converted by workload.New as its own
+// controller does; one whose spec is invalid is not placed, and not
+// counted.
 func (r *Reconciler) workloads(ctx context.Context) ([]provision.Workload, error) {
 	var out []provision.Workload
 	var mcds multiclusterv1alpha1.MultiClusterDeploymentList
@@ -78,10 +124,11 @@ func (r *Reconciler) workloads(ctx context.Context) ([]provision.Workload, error
 		if d.Spec.Replicas != nil {
 			asked = *d.Spec.Replicas
 		}
-		out = append(out, provision.Workload{
-			Requests: placement.PodRequests(&corev1.Pod{Spec: d.Spec.Template.Spec}),
-			Asked:    asked, Unplaced: d.Status.UnplacedReplicas, Overflows: overflows(d.Spec.Placement),
-		})
+		w, err := workload.New(workload.Key("MultiClusterDeployment", d.Namespace, d.Name), placement.KindDeployment, asked, &d.Spec.Template.Spec, d.Spec.Placement)
+		if err != nil {
+			continue
+		}
+		out = append(out, provision.WorkloadOf(w, asked, d.Status.UnplacedReplicas))
 	}
 	var jobs multiclusterv1alpha1.MultiClusterJobList
 	if err := r.Client.List(ctx, &jobs); err != nil {
@@ -92,10 +139,12 @@ func (r *Reconciler) workloads(ctx context.Context) ([]provision.Workload, error
 		if !j.DeletionTimestamp.IsZero() || j.Status.CompletionTime != nil {
 			continue
 		}
-		out = append(out, provision.Workload{
-			Requests: placement.PodRequests(&corev1.Pod{Spec: j.Spec.Template.Spec}),
-			Asked:    jobAsked(j), Unplaced: j.Status.UnplacedReplicas, Overflows: overflows(j.Spec.Placement),
-		})
+		asked := jobAsked(j)
+		w, err := workload.New(workload.Key("MultiClusterJob", j.Namespace, j.Name), placement.KindJob, asked, &j.Spec.Template.Spec, j.Spec.Placement)
+		if err != nil {
+			continue
+		}
+		out = append(out, provision.WorkloadOf(w, asked, j.Status.UnplacedReplicas))
 	}
 	return out, nil
 }
@@ -115,43 +164,56 @@ func jobAsked(j *multiclusterv1alpha1.MultiClusterJob) int32 {
 	return max(0, min(parallelism, completions-j.Status.Succeeded))
 }
 
-// overflows reports whether a workload's replicas may go beyond the
-// clusters it runs in, and so to a cloud cluster.
-func overflows(p multiclusterv1alpha1.Placement) bool {
-	return (p.Bursting != nil && p.Bursting.Enabled) || (p.Substitution != nil && p.Substitution.Enabled)
-}
-
 // poolOf is the pool a cloud node belongs to: its LabelNodePool label, or
-// the one pool of a CloudProvisioner with nodeSize.
-func poolOf(n placement.Node, spec cloud.Spec) string {
+// the one pool of nodeSize (cloud.DefaultPool), whose nodes may predate
+// the label.
+func poolOf(n *corev1.Node) string {
 	if p := n.Labels[multiclusterv1alpha1.LabelNodePool]; p != "" {
 		return p
-	}
-	if len(spec.Pools) == 1 {
-		return spec.Pools[0].Name
 	}
 	return cloud.DefaultPool
 }
 
-func allocatable(flavors []provision.Flavor, name string) placement.Resources {
-	for _, f := range flavors {
-		if f.Name == name {
-			return f.Allocatable
+// nodeReady reports whether the kubelet reports n Ready.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
 		}
 	}
-	return placement.Resources{}
+	return false
+}
+
+// podsByNode sums, per node, the requests of the pods bound to it and not
+// finished (what takes its room, DaemonSet pods included), and lists the
+// requests of those a drain moves (movesPod): a node whose only pods are
+// DaemonSet or mirror pods is empty.
+func podsByNode(pods []corev1.Pod) (requested map[string]placement.Resources, moved map[string][]placement.Resources) {
+	requested, moved = map[string]placement.Resources{}, map[string][]placement.Resources{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || finished(p) {
+			continue
+		}
+		req := placement.PodRequests(p)
+		sum := requested[p.Spec.NodeName]
+		sum.MilliCPU += req.MilliCPU
+		sum.Memory += req.Memory
+		sum.Pods += req.Pods
+		requested[p.Spec.NodeName] = sum
+		if movesPod(p) {
+			moved[p.Spec.NodeName] = append(moved[p.Spec.NodeName], req)
+		}
+	}
+	return requested, moved
 }
 
 // unschedulablePods returns the requests of the pods kube-scheduler found
 // no node for.
-func unschedulablePods(ctx context.Context, c client.Reader) ([]placement.Resources, error) {
-	var pods corev1.PodList
-	if err := c.List(ctx, &pods); err != nil {
-		return nil, err
-	}
+func unschedulablePods(pods []corev1.Pod) []placement.Resources {
 	var out []placement.Resources
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for i := range pods {
+		p := &pods[i]
 		if p.Spec.NodeName != "" || !p.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -161,5 +223,27 @@ func unschedulablePods(ctx context.Context, c client.Reader) ([]placement.Resour
 			}
 		}
 	}
-	return out, nil
+	return out
+}
+
+// movesPod reports whether a drain moves p off its node, as kubectl drain
+// does: not a DaemonSet pod (it runs on every node and would come back),
+// not a mirror pod (the kubelet runs it from a file), not finished. It is
+// the one rule that says what counts as a node's pods, for consolidation
+// and for the drain.
+func movesPod(p *corev1.Pod) bool {
+	if finished(p) {
+		return false
+	}
+	if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return false
+	}
+	if owner := metav1.GetControllerOf(p); owner != nil && owner.Kind == "DaemonSet" {
+		return false
+	}
+	return true
+}
+
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
