@@ -10,6 +10,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -109,6 +110,7 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 		d := s.Decision
 		logger.Info("CloudVM scheduled", "outcome", res.Outcome, "provider", d.Provider, "region", d.Region,
 			"instanceType", d.InstanceType, "start", d.Start.UTC().Format(timeLayout), "fallback", d.Fallback, "decisionID", d.DecisionID)
+		resp.Result = &metav1.Status{Code: http.StatusOK}
 		resp.Result.Message = fmt.Sprintf("%s: %s/%s (%s) from %s to %s", res.Outcome, d.Provider, d.Region, d.InstanceType,
 			d.Start.UTC().Format(timeLayout), d.End.UTC().Format(timeLayout))
 		if d.Fallback != "" {
