@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,15 +11,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
 	cloudtestbed "github.com/meridian-dev/meridian/internal/cloud/testbed"
 	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/scheme"
 	"github.com/meridian-dev/meridian/internal/traffic"
+	"github.com/meridian-dev/meridian/internal/webhook"
 )
 
 // defaultTrafficQuery reads the request rate a workload's pods serve, as
@@ -33,6 +40,10 @@ type controllerFlags struct {
 	prometheus          traffic.Config
 	capi                clusterapi.Options
 	opts                controller.Options
+	webhookHost         string
+	webhookPort         int
+	webhookCertDir      string
+	policy              policy.Options
 }
 
 func newControllerCommand() *cobra.Command {
@@ -75,6 +86,10 @@ installed there (kubectl apply --server-side -f config/crd/bases).`,
 	fl.StringVar(&f.capi.OpenStack.ExternalNetworkID, "capi-openstack-external-network", "", "OpenStack external network of cloud clusters (default: the cloud's only one)")
 	fl.StringVar(&f.capi.OpenStack.SSHKeyName, "capi-openstack-ssh-key", "", "OpenStack SSH key pair put on cloud cluster machines")
 	fl.DurationVar(&f.opts.OrphanSweepInterval, "orphan-sweep-interval", time.Minute, "time between two sweeps for member objects whose owner is gone")
+	fl.StringVar(&f.webhookHost, "webhook-host", "", "address the admission webhook listens on (empty: every address)")
+	fl.IntVar(&f.webhookPort, "webhook-port", ctrlwebhook.DefaultPort, "port of the CloudVM admission webhook (HTTPS)")
+	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
+	f.policy.AddFlags(fl)
 	return cmd
 }
 
@@ -86,7 +101,22 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	if err != nil {
 		return fmt.Errorf("failed to load the management cluster's kubeconfig: %w", err)
 	}
+	var webhookServer ctrlwebhook.Server
+	if f.webhookCertDir != "" {
+		for _, name := range []string{"tls.crt", "tls.key"} {
+			if _, err := os.Stat(filepath.Join(f.webhookCertDir, name)); err != nil {
+				return fmt.Errorf("invalid --webhook-cert-dir %q: it must hold tls.crt and tls.key: %w", f.webhookCertDir, err)
+			}
+		}
+		if f.webhookPort < 1 || f.webhookPort > 65535 {
+			return fmt.Errorf("invalid --webhook-port %d: must be between 1 and 65535", f.webhookPort)
+		}
+		// The server's certificate watcher reloads tls.crt and tls.key when
+		// the mounted Secret is rotated.
+		webhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: f.webhookHost, Port: f.webhookPort, CertDir: f.webhookCertDir})
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:           webhookServer,
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress:  f.probeAddr,
@@ -118,12 +148,55 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	if _, err := controller.Setup(mgr, f.opts); err != nil {
 		return err
 	}
+	webhookState, err := setupWebhook(cmd, mgr, f)
+	if err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "meridian controller: managing %s (metrics on %s, leader election %v)\n", cfg.Host, f.metricsAddr, f.leaderElect)
+	fmt.Fprintf(cmd.ErrOrStderr(), "meridian controller: managing %s (metrics on %s, leader election %v, %s)\n", cfg.Host, f.metricsAddr, f.leaderElect, webhookState)
 	return mgr.Start(cmd.Context())
 }
+
+// setupWebhook serves the CloudVM admission webhook on the manager's webhook
+// server, with the policy engine in-process, when --webhook-cert-dir is set.
+// It returns what the start-up line says about it.
+func setupWebhook(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags) (string, error) {
+	if f.webhookCertDir == "" {
+		return "CloudVM admission webhook off: no --webhook-cert-dir", nil
+	}
+	engine, err := policy.New(cmd.Context(), f.policy,
+		policy.WithRegisterer(metrics.Registry),
+		policy.WithLogger(ctrl.Log.WithName("policy")))
+	if err != nil {
+		return "", fmt.Errorf("failed to start the policy engine: %w", err)
+	}
+	go func() {
+		// Close the decision log once the manager has stopped.
+		<-cmd.Context().Done()
+		_ = engine.Close()
+	}()
+	// The engine polls its bundle source on every replica, leader or not:
+	// every replica serves the webhook.
+	if err := mgr.Add(everyReplica{engine}); err != nil {
+		return "", fmt.Errorf("failed to add the policy engine: %w", err)
+	}
+	// No carbon scheduler is built into the controller yet: the webhook
+	// uses carbon.NoForecast, and every decision says so in its fallback.
+	planner := webhook.Planner{Policies: engine}
+	srv := mgr.GetWebhookServer()
+	webhook.NewCloudVMHandler(mgr.GetScheme(), planner, nil).Register(srv)
+	if err := mgr.AddReadyzCheck("webhook", srv.StartedChecker()); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("CloudVM admission webhook on port %d with policy bundle revision %s, no carbon scheduler (carbon.NoForecast)", f.webhookPort, engine.Revision()), nil
+}
+
+// everyReplica runs a runnable on every replica, not only on the leader.
+type everyReplica struct{ manager.Runnable }
+
+func (everyReplica) NeedLeaderElection() bool { return false }
