@@ -332,3 +332,32 @@ func TestRenderInvalid(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateAgreesWithRender(t *testing.T) {
+	for _, tc := range renderCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := Validate(tc.in); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+	in := baseInputs["gcp"]
+	in.Image = "windows-2022"
+	if err := Validate(in); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("Validate of image %q: error = %v, want ErrInvalidInput", in.Image, err)
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	for _, provider := range []string{"azure", "gcp", "aws"} {
+		in := baseInputs[provider]
+		in.Image = "ubuntu-24.04"
+		b.Run(provider, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Render(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

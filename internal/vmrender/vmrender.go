@@ -56,11 +56,11 @@ var ErrInvalidInput = errors.New("invalid CloudVM rendering input")
 // embedded cloudvm chart, in a deterministic order (each object after
 // those it references), each in in.Namespace.
 func Render(in Input) ([]*unstructured.Unstructured, error) {
-	c, err := cloudVMChart()
-	if err != nil {
+	if err := Validate(in); err != nil {
 		return nil, err
 	}
-	if err := validate(in, imageFamilies(c.Values, in.Provider)); err != nil {
+	c, err := cloudVMChart()
+	if err != nil {
 		return nil, err
 	}
 	labels := make(map[string]any, len(in.Labels))
@@ -84,6 +84,17 @@ func Render(in Input) ([]*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("chart rendered no objects for provider %q", in.Provider)
 	}
 	return objs, nil
+}
+
+// Validate checks in as Render does, without rendering: the admission
+// webhook can refuse at creation a CloudVM that could not be rendered at
+// its start.
+func Validate(in Input) error {
+	c, err := cloudVMChart()
+	if err != nil {
+		return err
+	}
+	return validate(in, imageFamilies(c.Values, in.Provider))
 }
 
 // imageFamilies returns the image families the chart's values map for
