@@ -80,6 +80,7 @@ func TestBackend(t *testing.T) {
 	t.Run("each pool is a MachineDeployment with its templates", s.testPools)
 	t.Run("Status follows what Cluster API reports", s.testStatus)
 	t.Run("shrinking marks the Machines of the removed nodes first", s.testShrink)
+	t.Run("a pool whose flavor was removed is reported, scaled down and deleted", s.testRetire)
 	t.Run("Delete removes everything when no Cluster API controller runs", s.testDelete)
 	t.Run("Delete lets Cluster API tear the cluster down", s.testDeleteWithClusterAPI)
 	t.Run("bad specs are refused before anything is written", s.testInvalid)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,13 +39,25 @@ func (b *Backend) Delete(ctx context.Context, spec cloud.Spec) error {
 		kind schema.GroupVersionKind
 		name string
 	}
-	objects := []object{{infra.machineTemplateKind(), n.controlPlane}}
+	// The pools of spec, and those of flavors removed since.
+	pools := map[string]bool{}
 	for _, p := range spec.Pools {
-		objects = append(objects, object{kubeadmConfigTemplateKind, n.workers(p.Name)}, object{infra.machineTemplateKind(), n.workers(p.Name)})
+		pools[p.Name] = true
+	}
+	found, err := b.machineDeployments(ctx, n)
+	if err != nil {
+		return err
+	}
+	for name := range found {
+		pools[name] = true
+	}
+	objects := []object{{infra.machineTemplateKind(), n.controlPlane}}
+	for _, p := range slices.Sorted(maps.Keys(pools)) {
+		objects = append(objects, object{kubeadmConfigTemplateKind, n.workers(p)}, object{infra.machineTemplateKind(), n.workers(p)})
 	}
 	if gone {
-		for _, p := range spec.Pools {
-			objects = append(objects, object{machineDeploymentKind, n.workers(p.Name)})
+		for _, p := range slices.Sorted(maps.Keys(pools)) {
+			objects = append(objects, object{machineDeploymentKind, n.workers(p)})
 		}
 		objects = append(objects, object{controlPlaneKind, n.controlPlane}, object{infra.clusterKind(), n.cluster})
 	}

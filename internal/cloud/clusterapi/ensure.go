@@ -8,7 +8,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -40,7 +44,9 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 		infra.machineTemplate(spec, n.key(n.controlPlane), "", true),
 	}
 	for _, p := range spec.Pools {
-		objects = append(objects, infra.machineTemplate(spec, n.key(n.workers(p.Name)), p.Flavor, false), b.configTemplate(infra, n, p))
+		if !p.Retired {
+			objects = append(objects, infra.machineTemplate(spec, n.key(n.workers(p.Name)), p.Flavor, false), b.configTemplate(infra, n, p))
+		}
 	}
 	objects = append(objects, b.controlPlane(infra, n), b.cluster(infra, n))
 	for _, obj := range objects {
@@ -53,9 +59,54 @@ func (b *Backend) Ensure(ctx context.Context, spec cloud.Spec) error {
 		if err := b.markForRemoval(ctx, n, p); err != nil {
 			return err
 		}
+		if p.Retired {
+			if err := b.retire(ctx, infra, n, p); err != nil {
+				return err
+			}
+			continue
+		}
 		md := b.machineDeployment(infra, n, p)
 		label(md, spec, n)
 		if err := b.apply(ctx, md); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retire lowers the replicas of a retired pool's MachineDeployment to
+// p.Workers (never raises them), with a merge patch, as its flavor is not
+// known any more to apply it whole; once it has no Machine left it deletes
+// the MachineDeployment and its templates.
+func (b *Backend) retire(ctx context.Context, infra infrastructure, n names, p cloud.Pool) error {
+	key := n.key(n.workers(p.Name))
+	md := &clusterv1.MachineDeployment{}
+	err := b.get(ctx, machineDeploymentKind, key, md)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to read MachineDeployment %s: %w", key, err)
+	}
+	if !written(md) {
+		return nil
+	}
+	if replicas := ptr.Deref(md.Spec.Replicas, 1); p.Workers < replicas {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(machineDeploymentKind)
+		u.SetNamespace(key.Namespace)
+		u.SetName(key.Name)
+		patch := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, max(p.Workers, 0)))
+		if err := b.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("failed to scale MachineDeployment %s of removed pool %q to %d: %w", key, p.Name, p.Workers, err)
+		}
+		return nil
+	}
+	if p.Workers > 0 || ptr.Deref(md.Status.Replicas, 0) > 0 {
+		return nil
+	}
+	for _, kind := range []schema.GroupVersionKind{machineDeploymentKind, kubeadmConfigTemplateKind, infra.machineTemplateKind()} {
+		if err := b.remove(ctx, kind, key); err != nil {
 			return err
 		}
 	}

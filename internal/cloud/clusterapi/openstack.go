@@ -111,17 +111,17 @@ func (o *openStack) machineTemplateKind() schema.GroupVersionKind {
 	return openStackGroupVersion.WithKind("OpenStackMachineTemplate")
 }
 
-// validate needs a flavor for every pool and a credentials Secret whose
-// clouds.yaml has the configured cloud.
+// validate needs a flavor for every pool but retired ones and a
+// credentials Secret whose clouds.yaml has the configured cloud.
 func (o *openStack) validate(ctx context.Context, c client.Reader, spec cloud.Spec) error {
 	var errs field.ErrorList
 	for _, p := range spec.Pools {
-		if p.Flavor != "" {
+		if p.Flavor != "" || p.Retired {
 			continue
 		}
 		path := pathFlavor
 		if p.Name != cloud.DefaultPool {
-			path = poolPath(p).Child("instanceType")
+			path = cloud.PoolPath(p).Child("instanceType")
 		}
 		errs = append(errs, field.Required(path, "OpenStack needs the Nova flavor of the worker nodes"))
 	}

@@ -86,15 +86,6 @@ func validateIdentity(spec cloud.Spec) field.ErrorList {
 	return errs
 }
 
-// poolPath is the CloudProvisioner field a pool comes from: nodeSize for
-// the one pool of cloud.DefaultPool, else its entry of flavors.
-func poolPath(p cloud.Pool) *field.Path {
-	if p.Name == cloud.DefaultPool {
-		return field.NewPath("spec", "nodeSize")
-	}
-	return pathFlavors.Key(p.Name)
-}
-
 // validatePools checks what Ensure needs of every pool: a name that makes
 // the MachineDeployment's name a label value, a unique one, and a worker
 // count of 0 or more.
@@ -102,7 +93,7 @@ func validatePools(spec cloud.Spec) field.ErrorList {
 	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, p := range spec.Pools {
-		path := poolPath(p)
+		path := cloud.PoolPath(p)
 		md := spec.Name + workersInfix + p.Name
 		switch {
 		case p.Name == "":

@@ -3,12 +3,18 @@ package clusterapi
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 
 	"github.com/meridian-dev/meridian/internal/cloud"
 )
@@ -17,8 +23,9 @@ import (
 // writes for a cluster, <cluster>-kubeconfig.
 const KubeconfigKey = "value"
 
-// Status reads the Cluster, its MachineDeployment and its kubeconfig
-// Secret. A Cluster that Meridian did not write is not Meridian's cluster:
+// Status reads the Cluster, the MachineDeployments of its pools (those of
+// spec, then every other one Meridian wrote for the cluster, Removed) and
+// its kubeconfig Secret. A Cluster that Meridian did not write is not Meridian's cluster:
 // Status reports it as not existing, and Ensure refuses it.
 func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, error) {
 	if errs := validateIdentity(spec); len(errs) > 0 {
@@ -39,16 +46,30 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 	}
 
 	st := cloud.Status{Exists: true}
-	for _, p := range spec.Pools {
-		md := &clusterv1.MachineDeployment{}
-		err = b.get(ctx, machineDeploymentKind, n.key(n.workers(p.Name)), md)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return cloud.Status{}, fmt.Errorf("failed to read MachineDeployment %s: %w", n.key(n.workers(p.Name)), err)
-		}
-		ps := cloud.PoolStatus{Name: p.Name, Workers: ptr.Deref(md.Status.Replicas, 0), ReadyWorkers: ptr.Deref(md.Status.ReadyReplicas, 0)}
+	found, err := b.machineDeployments(ctx, n)
+	if err != nil {
+		return cloud.Status{}, err
+	}
+	report := func(name string, removed bool) {
+		md := found[name]
+		ps := cloud.PoolStatus{Name: name, Workers: ptr.Deref(md.Status.Replicas, 0), ReadyWorkers: ptr.Deref(md.Status.ReadyReplicas, 0), Removed: removed}
 		st.Pools = append(st.Pools, ps)
 		st.Workers += ps.Workers
 		st.ReadyWorkers += ps.ReadyWorkers
+	}
+	listed := map[string]bool{}
+	for _, p := range spec.Pools {
+		listed[p.Name] = true
+		if _, ok := found[p.Name]; ok || !p.Retired {
+			report(p.Name, p.Retired)
+		}
+	}
+	// Every other pool found is one whose flavor was removed: reported,
+	// so that it is drained and deleted rather than run unseen.
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		if !listed[name] {
+			report(name, true)
+		}
 	}
 
 	if !cl.DeletionTimestamp.IsZero() {
@@ -78,6 +99,32 @@ func (b *Backend) Status(ctx context.Context, spec cloud.Spec) (cloud.Status, er
 		st.Message = fmt.Sprintf("waiting for workers: %d of %d ready", st.ReadyWorkers, spec.Workers())
 	}
 	return st, nil
+}
+
+// machineDeployments are the MachineDeployments Meridian wrote for the
+// pools of cluster n, by pool name (their LabelNodePool, or the name after
+// <cluster>-md-).
+func (b *Backend) machineDeployments(ctx context.Context, n names) (map[string]clusterv1.MachineDeployment, error) {
+	mds, err := list[clusterv1.MachineDeployment](ctx, b.client, machineDeploymentKind, client.InNamespace(n.namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: n.cluster})
+	if meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the MachineDeployments of Cluster %s: %w", n.key(n.cluster), err)
+	}
+	out := map[string]clusterv1.MachineDeployment{}
+	prefix := n.workers("")
+	for _, md := range mds {
+		if !written(&md) || !strings.HasPrefix(md.Name, prefix) {
+			continue
+		}
+		pool := md.Spec.Template.Labels[multiclusterv1alpha1.LabelNodePool]
+		if pool == "" {
+			pool = strings.TrimPrefix(md.Name, prefix)
+		}
+		out[pool] = md
+	}
+	return out, nil
 }
 
 // controlPlaneInitialized is the Cluster API contract's signal that the API

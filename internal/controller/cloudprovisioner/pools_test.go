@@ -1,0 +1,62 @@
+package cloudprovisioner
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/provision"
+)
+
+// TestRetireAndAdopt: a pool the backend found that the flavors no longer
+// list is asked for as Retired, with no more workers than it has or was
+// last asked for; a cluster adopted below minNodes is padded with the
+// cheapest flavor.
+func TestRetireAndAdopt(t *testing.T) {
+	flavors := []provision.Flavor{
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: 0.4},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
+	}
+	tests := []struct {
+		name     string
+		st       cloud.Status
+		recorded []multiclusterv1alpha1.NodePoolStatus
+		want     []cloud.Pool
+	}{
+		{
+			name: "listed pools only",
+			st:   cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 1}}},
+			want: []cloud.Pool{{Name: "large"}, {Name: "small"}},
+		},
+		{
+			name: "a removed pool is retired with what it has",
+			st:   cloud.Status{Pools: []cloud.PoolStatus{{Name: "large"}, {Name: "old", Workers: 3, Removed: true}}},
+			want: []cloud.Pool{{Name: "large"}, {Name: "small"}, {Name: "old", Workers: 3, Retired: true}},
+		},
+		{
+			name:     "a retired pool keeps what drains left it",
+			st:       cloud.Status{Pools: []cloud.PoolStatus{{Name: "old", Workers: 3, Removed: true}}},
+			recorded: []multiclusterv1alpha1.NodePoolStatus{{Name: "old", DesiredNodes: 1, Removed: true}},
+			want:     []cloud.Pool{{Name: "large"}, {Name: "small"}, {Name: "old", Workers: 1, Retired: true}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := cloud.Spec{Pools: []cloud.Pool{{Name: "large"}, {Name: "small"}}}
+			retire(&spec, tc.st, tc.recorded)
+			if diff := cmp.Diff(tc.want, spec.Pools); diff != "" {
+				t.Errorf("pools (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	spec := cloud.Spec{Pools: []cloud.Pool{{Name: "large"}, {Name: "small"}, {Name: "old", Retired: true, Workers: 2}}}
+	adopt(&spec, cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 1}}}, 3, flavors)
+	want := []cloud.Pool{{Name: "large", Workers: 1}, {Name: "small", Workers: 2}, {Name: "old", Retired: true, Workers: 2}}
+	if diff := cmp.Diff(want, spec.Pools); diff != "" {
+		t.Errorf("adopted pools (-want +got):\n%s", diff)
+	}
+}
