@@ -214,6 +214,9 @@ func retryAfter(v string, now time.Time) time.Duration {
 // message extracts what a service said from an error body: the fields the
 // three services use (error, message, title, detail), else the body itself.
 func message(body []byte) string {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return ""
+	}
 	var doc map[string]any
 	if json.Unmarshal(body, &doc) == nil {
 		var parts []string
