@@ -200,6 +200,8 @@ func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcj := func() *unstructured.Unstructured { return exampleObject(t, "mcj.yaml", "MultiClusterJob") }
+	vm := func() *unstructured.Unstructured { return exampleObject(t, "cloudvm.yaml", "CloudVM") }
+	pinned := func() *unstructured.Unstructured { return exampleObject(t, "cloudvm-pinned.yaml", "CloudVM") }
 
 	tests := []struct {
 		name string
@@ -365,6 +367,70 @@ func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
 			return u
 		},
 		want: []string{"spec.template.spec.restartPolicy", "must be Never or OnFailure"},
+	}, {
+		name: "VM with zero CPU",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "0", "spec", "cpu"); return u },
+		want: []string{"spec.cpu", "cpu must be greater than zero"},
+	}, {
+		name: "VM with negative CPU",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "-500m", "spec", "cpu"); return u },
+		want: []string{"spec.cpu", "cpu must be greater than zero"},
+	}, {
+		name: "VM with zero memory",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "0", "spec", "memory"); return u },
+		want: []string{"spec.memory", "memory must be greater than zero"},
+	}, {
+		name: "VM with negative memory",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "-1Gi", "spec", "memory"); return u },
+		want: []string{"spec.memory", "memory must be greater than zero"},
+	}, {
+		name: "VM with zero duration",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "0s", "spec", "duration"); return u },
+		want: []string{"spec.duration", "duration must be greater than zero"},
+	}, {
+		name: "VM duration that is not a duration",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "three hours", "spec", "duration"); return u },
+		want: []string{"spec.duration", "should match"},
+	}, {
+		name: "VM pinned start plus duration after the deadline",
+		obj: func() *unstructured.Unstructured {
+			u := pinned()
+			set(t, u, "2027-01-15T05:00:00Z", "spec", "pin", "start")
+			return u
+		},
+		want: []string{"spec.deadline", "pin.start plus duration must not be after the deadline"},
+	}, {
+		name: "VM pinned region without a pinned provider",
+		obj: func() *unstructured.Unstructured {
+			u := pinned()
+			unstructured.RemoveNestedField(u.Object, "spec", "pin", "provider")
+			return u
+		},
+		want: []string{"spec.pin.region", "pin.region needs pin.provider"},
+	}, {
+		name: "VM pinned provider not among its providers",
+		obj: func() *unstructured.Unstructured {
+			u := pinned()
+			set(t, u, "azure", "spec", "pin", "provider")
+			return u
+		},
+		want: []string{"spec.pin.provider", "pin.provider must be one of providers"},
+	}, {
+		name: "VM unknown provider",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, []any{"ibm"}, "spec", "providers"); return u },
+		want: []string{"spec.providers[0]", `Unsupported value: "ibm"`, `"azure"`},
+	}, {
+		name: "VM unknown residency",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "US", "spec", "residency"); return u },
+		want: []string{"spec.residency", `Unsupported value: "US"`, `"EU"`},
+	}, {
+		name: "VM unknown image",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "windows-2022", "spec", "image"); return u },
+		want: []string{"spec.image", `Unsupported value: "windows-2022"`, `"ubuntu-24.04"`},
+	}, {
+		name: "VM with inline cloud credentials",
+		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "secret", "spec", "credentials"); return u },
+		want: []string{`unknown field "spec.credentials"`},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
