@@ -1,0 +1,104 @@
+package cloudvm
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
+	"github.com/meridian-dev/meridian/internal/decide"
+)
+
+// maxObjectMessage bounds an object's message in status.objects.
+const maxObjectMessage = 1024
+
+// report writes the pass into the VM's status: phase, conditions (with an
+// event for every change of reason), the provider objects, and the start
+// and completion times once they happened.
+func (r *Reconciler) report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a acted, rendered, existing []*unstructured.Unstructured) {
+	st := &vm.Status
+	r.setCondition(vm, computev1alpha1.ConditionScheduled, p.Scheduled)
+	started := st.StartedTime != nil || a.applied > 0 || len(existing) > 0
+	if !p.Started.IsZero() && !started {
+		// The start's applies all failed: nothing was created and the VM
+		// has not started; the next pass tries again, within the slack.
+		msg := "the decision rendered no provider objects"
+		if err := a.err(); err != nil {
+			msg = err.Error()
+		}
+		r.setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: msg, Warning: true})
+		return
+	}
+	st.Phase = p.Phase
+	if p.Ready != nil {
+		r.setCondition(vm, computev1alpha1.ConditionReady, *p.Ready)
+	}
+	if a.applyErr != nil {
+		r.setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: a.applyErr.Error(), Warning: true})
+	}
+	if p.Objects != nil {
+		st.Objects = objects(p.Objects, apiVersions(vm, rendered, existing))
+	}
+	if !p.Started.IsZero() && st.StartedTime == nil {
+		st.StartedTime = &metav1.Time{Time: p.Started}
+	}
+	if !p.Completed.IsZero() && st.CompletedTime == nil {
+		st.CompletedTime = &metav1.Time{Time: p.Completed}
+	}
+}
+
+// setCondition sets a condition and, when its status or reason changed,
+// announces it in an event.
+func (r *Reconciler) setCondition(vm *computev1alpha1.CloudVM, kind string, c decide.VMCondition) {
+	var was *metav1.Condition
+	if old := meta.FindStatusCondition(vm.Status.Conditions, kind); old != nil {
+		// A copy: Set changes the condition in place.
+		was = old.DeepCopy()
+	}
+	conditions.Set(&vm.Status.Conditions, vm.Generation, kind, c.Status, c.Reason, c.Message)
+	if was != nil && was.Reason == c.Reason && (was.Status == metav1.ConditionTrue) == c.Status {
+		return
+	}
+	r.event(vm, c.Warning, c.Reason, kind, "%s", c.Message)
+}
+
+// event records an event about vm: a warning when warning is set.
+func (r *Reconciler) event(vm *computev1alpha1.CloudVM, warning bool, reason, action, format string, args ...any) {
+	if r.Recorder == nil {
+		return
+	}
+	kind := corev1.EventTypeNormal
+	if warning {
+		kind = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(vm, nil, kind, reason, action, format, args...)
+}
+
+// apiVersions maps every object the pass knows of to its apiVersion: as
+// rendered, as found, or as recorded.
+func apiVersions(vm *computev1alpha1.CloudVM, rendered, existing []*unstructured.Unstructured) map[decide.VMObjectKey]string {
+	out := map[decide.VMObjectKey]string{}
+	for _, o := range vm.Status.Objects {
+		out[recordedKey(o)] = o.APIVersion
+	}
+	for _, objs := range [][]*unstructured.Unstructured{existing, rendered} {
+		for _, o := range objs {
+			out[key(o)] = o.GetAPIVersion()
+		}
+	}
+	return out
+}
+
+// objects is status.objects for the decision's report.
+func objects(objs []decide.VMObjectStatus, versions map[decide.VMObjectKey]string) []computev1alpha1.RenderedObject {
+	out := make([]computev1alpha1.RenderedObject, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, computev1alpha1.RenderedObject{
+			APIVersion: versions[o.Key], Kind: o.Key.Kind, Name: o.Key.Name,
+			Ready: o.Ready, Message: conditions.Truncate(o.Message, maxObjectMessage),
+		})
+	}
+	return out
+}
