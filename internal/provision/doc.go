@@ -1,6 +1,7 @@
 // Package provision decides the life of cloud clusters: when to provision
 // one, with how many nodes of which flavors, when to add nodes to which node
-// pool, which nodes to consolidate away, and when to remove the cluster. It
+// pool, which nodes to consolidate away (and drain first), which broken
+// nodes to remove, and when to remove the cluster. It
 // is seed 001's cloud provisioner and cluster autoscaler (Algorithm 4) as
 // pure decision logic, with Karpenter's instance-type selection and
 // consolidation, shared by the CloudProvisioner controller and the
@@ -44,10 +45,21 @@
 //     A falling trend is taken as flat, so capacity is released by
 //     consolidation, not by the forecast.
 //
+// # Node conditions
+//
+// A cloud node is Ready (its free room counts), Coming (asked for and not
+// registered, or registered and never Ready within the join grace: its
+// room counts as coming, and nothing is consolidated meanwhile), Cordoned
+// (drained, or cordoned by someone: neither room nor coming, left alone)
+// or NotReady (broken: no room; removed once it stayed so for the
+// not-ready grace, and replaced when what it held fits nowhere else).
+// A node of a flavor no longer configured is retired: room is bought for
+// its pods, then it is drained and removed.
+//
 // # Consolidation and de-provisioning
 //
-// As Karpenter consolidates, a ready cloud node whose pods fit on the other
-// ready cloud nodes, whose requests are below the scale-down utilization
+// As Karpenter consolidates, a Ready cloud node whose pods fit on the other
+// Ready cloud nodes, whose requests are below the scale-down utilization
 // (an empty node always qualifies), and whose room the predictive forecast
 // does not need, is a candidate. Nothing goes while nodes are coming (they
 // were bought for pods that will take the room the candidates show). In
@@ -57,9 +69,12 @@
 // candidate goes after the node delay (at most the scale-down delay): kept
 // longer, an unneeded node costs more than buying it again would. The
 // cloud cluster's kube-scheduler packs (MostAllocated), so that nodes empty
-// out. Empty nodes go together, a node with pods one per decision; the
-// controller drains it first (Drain), evicting its pods through the
-// Eviction API so that PodDisruptionBudgets hold. The cluster keeps at least
-// MinNodes nodes; when it runs no workload for the de-provisioning delay,
-// it is removed (Algorithm 4's "remove cloud cluster").
+// out. Empty nodes go together (Decision.Remove); a node with pods is
+// drained first (Decision.Drain), one at a time, while the others keep
+// their wait. NextDrainStep is the drain's rule for the controller, which
+// evicts through the Eviction API so that PodDisruptionBudgets hold, and
+// for the simulator alike. The cluster keeps at least MinNodes usable
+// nodes, padded with the cheapest flavor; when it runs no workload for the
+// de-provisioning delay, it is removed (Algorithm 4's "remove cloud
+// cluster").
 package provision

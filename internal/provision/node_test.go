@@ -131,14 +131,7 @@ func TestNodeConditions(t *testing.T) {
 			if tc.minNodes > 0 {
 				cfg.MinNodes = tc.minNodes
 			}
-			p := New(cfg)
-			for _, s := range tc.steps {
-				s.obs.Now = start.Add(s.at)
-				got := p.Decide(s.obs)
-				if diff := cmp.Diff(s.want, got); diff != "" {
-					t.Errorf("at %v (-want +got):\n%s", s.at, diff)
-				}
-			}
+			decideSteps(t, New(cfg), tc.steps)
 		})
 	}
 }

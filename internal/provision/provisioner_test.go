@@ -184,16 +184,20 @@ func TestProvisioner(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := New(config(tc.mode))
-			for _, s := range tc.steps {
-				s.obs.Now = start.Add(s.at)
-				got := p.Decide(s.obs)
-				if diff := cmp.Diff(s.want, got); diff != "" {
-					t.Errorf("at %v (-want +got):\n%s", s.at, diff)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { decideSteps(t, New(config(tc.mode)), tc.steps) })
+	}
+}
+
+// decideSteps has p decide on each step's observation at its time, in
+// order, and reports the decisions that differ from the step's.
+func decideSteps(t *testing.T, p *Provisioner, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		s.obs.Now = start.Add(s.at)
+		got := p.Decide(s.obs)
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Errorf("at %v (-want +got):\n%s", s.at, diff)
+		}
 	}
 }
 

@@ -48,9 +48,12 @@
 //     traffic they receive in the snapshot.
 //   - Every provisioner period the provisioner decides on the cloud
 //     cluster: provision (usable after the cluster delay), add nodes to a
-//     pool (after the node delay), remove unneeded nodes (their pods are
-//     made again in the cloud or moved by their passes) or remove the idle
-//     cluster. Cloud CPU is paid from request to removal.
+//     pool (after the node delay), remove unneeded nodes (empty ones at
+//     once; one with pods is cordoned and drained first, by the
+//     controller's rule, provision.NextDrainStep: its pods are evicted,
+//     terminate for 30 s and are made again in the cloud or moved by their
+//     passes, then the empty node goes) or remove the idle cluster. Cloud
+//     CPU is paid from request to removal.
 //   - Every sample interval the state is recorded.
 //
 // # Measures

@@ -152,6 +152,50 @@ func TestBackend(t *testing.T) {
 		}
 	})
 
+	t.Run("a pool whose flavor was removed is reported, then retired", func(t *testing.T) {
+		one := spec
+		one.Pools = []cloud.Pool{spec.Pools[0]}
+		one.Pools[0].Remove = nil
+		st, err := b.Status(t.Context(), one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []cloud.PoolStatus{{Name: cloud.DefaultPool, Workers: 1, ReadyWorkers: 1}, {Name: "large", Workers: 1, ReadyWorkers: 1, Removed: true}}
+		if diff := cmp.Diff(want, st.Pools); diff != "" {
+			t.Errorf("pools once large is not in the spec (-want +got):\n%s", diff)
+		}
+		// Asked for more than it has, a retired pool does not grow.
+		retired := one
+		retired.Pools = append(slices.Clone(one.Pools), cloud.Pool{Name: "large", Retired: true, Workers: 2})
+		if err := b.Ensure(t.Context(), retired); err != nil {
+			t.Fatal(err)
+		}
+		if st, err = b.Status(t.Context(), retired); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, st.Pools); diff != "" {
+			t.Errorf("pools after a retired pool asked for more (-want +got):\n%s", diff)
+		}
+		retired.Pools[1] = cloud.Pool{Name: "large", Retired: true, Remove: []string{"burst-1-large-1"}}
+		if err := b.Ensure(t.Context(), retired); err != nil {
+			t.Fatal(err)
+		}
+		if st, err = b.Status(t.Context(), retired); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want[:1], st.Pools); diff != "" {
+			t.Errorf("pools after the retired one emptied (-want +got):\n%s", diff)
+		}
+		// Status keeps one client per cluster.
+		before := b.clients[spec.Name].client
+		if _, err := b.Status(t.Context(), one); err != nil {
+			t.Fatal(err)
+		}
+		if b.clients[spec.Name].client != before || len(b.clients) != 1 {
+			t.Errorf("Status made a new client of cluster %s (%d clients)", spec.Name, len(b.clients))
+		}
+	})
+
 	t.Run("invalid specs", func(t *testing.T) {
 		tests := []struct {
 			name   string
