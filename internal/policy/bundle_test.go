@@ -251,7 +251,7 @@ func TestHotReloadUnderLoad(t *testing.T) {
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var evals, failures atomic.Int64
+	var evals, failures, onLast atomic.Int64
 	seen := make([]map[string]int, 4)
 	for w := range seen {
 		seen[w] = map[string]int{}
@@ -271,6 +271,9 @@ func TestHotReloadUnderLoad(t *testing.T) {
 					continue
 				}
 				seen[w][d.Revision]++
+				if d.Revision == "r4" {
+					onLast.Add(1)
+				}
 			}
 		}()
 	}
@@ -281,7 +284,11 @@ func TestHotReloadUnderLoad(t *testing.T) {
 			t.Fatalf("Reload to %s: %v", rev, err)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Evaluations keep running until some have used the last revision (under
+	// -race one evaluation takes tens of milliseconds).
+	for deadline := time.Now().Add(30 * time.Second); onLast.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
 

@@ -56,7 +56,7 @@ func compile(ctx context.Context, b *bundle.Bundle, source string, now time.Time
 		source:   source,
 		loadedAt: now,
 		compiler: compiler,
-		store:    inmem.NewFromObjectWithOpts(data, inmem.OptRoundTripOnWrite(false)),
+		store:    inmem.NewFromObjectWithOpts(data, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true)),
 		queries:  map[string]*rego.PreparedEvalQuery{},
 	}
 	if _, err := r.prepared(ctx, VMQuery); err != nil {

@@ -28,23 +28,22 @@ pipeline := [
 
 all_regions := {key | some p, r; regions[p][r]; key := concat("/", [p, r])}
 
-# left_after(i) is the regions left once policies 0..i have run.
-left_after(i) := {key |
+# first_denial[key] is the index of the first policy that denies key.
+first_denial[key] := min(ds) if {
 	some key in all_regions
-	every j in numbers.range(0, i) {
-		not pipeline[j].deny[key]
-	}
+	ds := {i | some i, step in pipeline; step.deny[key]}
+	count(ds) > 0
 }
+
+# left_after(i) is the regions left once policies 0..i have run.
+left_after(i) := {key | some key in all_regions; object.get(first_denial, key, count(pipeline)) > i}
 
 steps := [{"policy": step.policy, "left": sort(left_after(i))} | some i, step in pipeline]
 
-left := left_after(count(pipeline) - 1)
-
-# removed_by(key) is the index of the first policy that denies key.
-removed_by(key) := min({i | some i, step in pipeline; step.deny[key]})
+left := {key | some key in all_regions; not first_denial[key]}
 
 removed := [r |
-	some t in sort([[removed_by(key), key] | some key in all_regions; not key in left])
+	some t in sort([[i, key] | some key, i in first_denial])
 	parts := split(t[1], "/")
 	r := {
 		"provider": parts[0],
