@@ -111,7 +111,12 @@ func (c *Client) get(ctx context.Context, endpoint string, q url.Values, out any
 	if c.factor != "" {
 		q.Set("emissionFactorType", c.factor)
 	}
-	return c.api.Get(ctx, endpoint, q, http.Header{"Auth-Token": {c.token}}, out)
+	err := c.api.Get(ctx, endpoint, q, http.Header{"Auth-Token": {c.token}}, out)
+	if apiclient.IsStatus(err, http.StatusNotFound) {
+		// The API answers 404 for a zone it does not know.
+		return fmt.Errorf("%w (%w)", err, carbon.ErrUnknownZone)
+	}
+	return err
 }
 
 // Latest implements carbon.Source with /latest.

@@ -214,6 +214,14 @@ func TestClient(t *testing.T) {
 			wantRequests: []string{pathHistory + "?zone=DE"},
 		},
 		{
+			name: "404 is an unknown zone",
+			call: func(ctx context.Context, c *Client) ([]carbon.Point, error) {
+				return c.Forecast(ctx, "XX", time.Hour)
+			},
+			wantIs:       carbon.ErrUnknownZone,
+			wantRequests: []string{pathForecast + "?zone=XX"},
+		},
+		{
 			name: "no forecast hour in the horizon",
 			fail: map[int]func(w http.ResponseWriter){0: func(w http.ResponseWriter) {
 				_, _ = w.Write([]byte(`{"zone":"DE","forecast":[],"updatedAt":"2026-11-23T12:00:00Z"}`))
