@@ -14,11 +14,13 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/controller/cloudprovisioner"
+	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
@@ -58,6 +60,15 @@ type Options struct {
 	// TrafficInterval is the time between two traffic readings of a
 	// workload.
 	TrafficInterval time.Duration
+	// CloudVMStartSlack is how long after its planned start a CloudVM may
+	// still be started (by a controller that was restarting); a VM reached
+	// later is Failed instead of started late. Zero takes
+	// decide.DefaultVMTiming's.
+	CloudVMStartSlack time.Duration
+	// CloudVMPoll is the time between two passes of a CloudVM whose
+	// provider objects exist, to follow kinds that are not watched; zero
+	// takes decide.DefaultVMTiming's.
+	CloudVMPoll time.Duration
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -150,6 +161,14 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Period:    opts.ProvisionerPeriod,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the CloudProvisioner controller: %w", err)
+	}
+	if err := (&cloudvm.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("meridian-cloudvm"),
+		Timing:    decide.VMTiming{StartSlack: opts.CloudVMStartSlack, Poll: opts.CloudVMPoll},
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the CloudVM controller: %w", err)
 	}
 	if err := mgr.Add(&propagation.Sweeper{
 		Reader: mgr.GetAPIReader(), Inventory: inv, Interval: opts.OrphanSweepInterval, Kinds: SweptKinds(),

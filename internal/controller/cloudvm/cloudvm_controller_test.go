@@ -280,11 +280,12 @@ func states(objs []*unstructured.Unstructured) []objectState {
 // a new one: the objects are neither created again nor written, the VM goes
 // on to Running, and they are deleted at the end the first controller
 // planned. A controller that stopped between its applies and the status
-// write finds the objects and keeps them.
+// write finds the objects and keeps them. The controllers are registered
+// as `meridian controller` registers them (controller.Setup).
 func TestCloudVMRestart(t *testing.T) {
 	env := setup(t)
 	c := env.Management.Client
-	first := startController(t, env)
+	first := startAll(t, env)
 
 	t.Run("applied but not recorded", func(t *testing.T) {
 		const ns = "unrecorded"
@@ -370,7 +371,7 @@ func TestCloudVMRestart(t *testing.T) {
 		}
 		want := states(objs)
 
-		startController(t, env)
+		startAll(t, env)
 		testenv.Eventually(t, 15*time.Second, "Running after the restart", func() string {
 			vm, err := getVM(t, c, ns, "web")
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/testenv"
@@ -43,6 +44,16 @@ func startController(t *testing.T, env *testenv.Env) *testenv.Manager {
 			Recorder: mgr.GetEventRecorder("meridian-cloudvm"),
 			Timing:   timing,
 		}).SetupWithManager(mgr)
+	})
+}
+
+// startAll starts a manager with every management-plane controller, as
+// `meridian controller` registers them.
+func startAll(t *testing.T, env *testenv.Env) *testenv.Manager {
+	t.Helper()
+	return env.StartManager(t, func(mgr ctrl.Manager) error {
+		_, err := controller.Setup(mgr, controller.Options{CloudVMStartSlack: timing.StartSlack, CloudVMPoll: timing.Poll})
+		return err
 	})
 }
 
