@@ -148,20 +148,20 @@ func (c *Chain) Name() string {
 // Latest implements Source.
 func (c *Chain) Latest(ctx context.Context, zone string) (Point, error) {
 	now := c.clock.Now()
-	pts, err := c.ask(ctx, kindLatest, zone, func(ctx context.Context, t Tier) ([]Point, bool, error) {
+	pts, err := c.ask(ctx, kindLatest, zone, func(ctx context.Context, t Tier) ([]Point, error) {
 		key := cacheKey{source: t.Source.Name(), zone: zone, kind: kindLatest, hour: Hour(now).Unix()}
 		if pts, ok := c.cached(key, now); ok {
-			return pts, true, nil
+			return pts, nil
 		}
 		if err := c.allow(t, now); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		p, err := t.Source.Latest(ctx, zone)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		c.store(key, []Point{p}, now)
-		return []Point{p}, false, nil
+		return []Point{p}, nil
 	})
 	if err != nil {
 		return Point{}, err
@@ -177,49 +177,49 @@ func (c *Chain) History(ctx context.Context, zone string, from, to time.Time) ([
 	if !to.After(from) {
 		return nil, nil
 	}
-	return c.ask(ctx, kindHistory, zone, func(ctx context.Context, t Tier) ([]Point, bool, error) {
+	return c.ask(ctx, kindHistory, zone, func(ctx context.Context, t Tier) ([]Point, error) {
 		if pts, ok := c.cachedRange(t.Source.Name(), zone, from, to, now); ok {
-			return pts, true, nil
+			return pts, nil
 		}
 		if err := c.allow(t, now); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		pts, err := t.Source.History(ctx, zone, from, to)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		c.mu.Lock()
 		for _, p := range pts {
 			c.cache[cacheKey{source: t.Source.Name(), zone: zone, kind: kindHistory, hour: p.Time.Unix()}] = cacheEntry{points: []Point{p}, at: now}
 		}
 		c.mu.Unlock()
-		return pts, false, nil
+		return pts, nil
 	})
 }
 
 // Forecast implements Source.
 func (c *Chain) Forecast(ctx context.Context, zone string, horizon time.Duration) ([]Point, error) {
 	now := c.clock.Now()
-	return c.ask(ctx, kindForecast, zone, func(ctx context.Context, t Tier) ([]Point, bool, error) {
+	return c.ask(ctx, kindForecast, zone, func(ctx context.Context, t Tier) ([]Point, error) {
 		key := cacheKey{source: t.Source.Name(), zone: zone, kind: kindForecast, hour: Hour(now).Unix(), horizon: horizon}
 		if pts, ok := c.cached(key, now); ok {
-			return pts, true, nil
+			return pts, nil
 		}
 		if err := c.allow(t, now); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		pts, err := t.Source.Forecast(ctx, zone, horizon)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		c.store(key, pts, now)
-		return pts, false, nil
+		return pts, nil
 	})
 }
 
 // ask runs call on each tier in order until one answers, and marks the
 // answer with the reasons of the tiers that did not.
-func (c *Chain) ask(ctx context.Context, kind cacheKind, zone string, call func(context.Context, Tier) ([]Point, bool, error)) ([]Point, error) {
+func (c *Chain) ask(ctx context.Context, kind cacheKind, zone string, call func(context.Context, Tier) ([]Point, error)) ([]Point, error) {
 	var reasons []string
 	var errs []error
 	for _, t := range c.tiers {
@@ -239,7 +239,7 @@ func (c *Chain) ask(ctx context.Context, kind cacheKind, zone string, call func(
 			callCtx, cancel = context.WithTimeout(ctx, t.Timeout)
 			defer cancel()
 		}
-		pts, _, err := call(callCtx, t)
+		pts, err := call(callCtx, t)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("carbon chain: %s of zone %q: %w", kind, zone, errors.Join(err, ctx.Err()))
