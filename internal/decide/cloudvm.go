@@ -9,9 +9,10 @@ import (
 )
 
 // VMObjectKey names one provider object of a CloudVM in the CloudVM's
-// namespace.
+// namespace. It holds the API group, not the version: an object read back
+// in another version of its kind is the same object.
 type VMObjectKey struct {
-	APIVersion, Kind, Name string
+	Group, Kind, Name string
 }
 
 // String is "Kind/name", as messages show it.
@@ -162,7 +163,7 @@ func VM(in VMInput) *VMPlan {
 		}
 		// Objects exist but the decision went (it cannot be removed through
 		// the webhook): without an end they are kept, and reported.
-		p.Objects = report(desired(in, p), existing)
+		p.Objects = report(desired(in, p), existing, absent)
 		return p
 	case !p.Completed.IsZero():
 		return completed(in, p, existing)
@@ -249,7 +250,7 @@ func running(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan {
 			}
 		}
 	}
-	p.Objects = report(want, existing)
+	p.Objects = report(want, existing, absent)
 	ready := 0
 	var first *VMObjectStatus
 	for i, o := range p.Objects {
@@ -286,7 +287,7 @@ func tearDown(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan 
 		return completed(in, p, existing)
 	}
 	p.Delete = deletable(in.Existing)
-	p.Objects = report(desired(in, p), existing)
+	p.Objects = report(desired(in, p), existing, deleted)
 	if p.Phase != computev1alpha1.PhaseProvisioning && p.Phase != computev1alpha1.PhaseRunning {
 		p.Phase = computev1alpha1.PhaseRunning
 	}
@@ -300,7 +301,7 @@ func tearDown(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan 
 // reappeared with its label.
 func completed(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan {
 	p.Phase = computev1alpha1.PhaseCompleted
-	p.Objects = report(desired(in, p), existing)
+	p.Objects = report(desired(in, p), existing, deleted)
 	p.Ready = &VMCondition{Reason: computev1alpha1.ReasonCompleted, Message: fmt.Sprintf(
 		"ran from %s to %s; its provider objects were deleted at %s", stamp(p.Started), stamp(p.End), stamp(p.Completed))}
 	if len(in.Existing) > 0 {
@@ -322,12 +323,19 @@ func deleting(in VMInput, p *VMPlan) *VMPlan {
 		return p
 	}
 	p.Delete = deletable(in.Existing)
-	p.Objects = report(desired(in, p), existing)
+	p.Objects = report(desired(in, p), existing, deleted)
 	p.Ready = &VMCondition{Reason: computev1alpha1.ReasonDeleting, Message: fmt.Sprintf(
 		"the CloudVM is being deleted; deleting its %d provider objects first", len(in.Existing))}
 	p.RequeueAfter = in.Timing.Poll
 	return p
 }
+
+// The messages of objects that do not exist: while they should, and once
+// they were deleted.
+const (
+	absent  = "does not exist"
+	deleted = "deleted"
+)
 
 // desired are the objects the VM's status follows: what the start applied
 // once it did (what a later render would give may differ if the decision
@@ -347,14 +355,15 @@ func desired(in VMInput, p *VMPlan) []VMObjectKey {
 	return out
 }
 
-// report is the status of the objects in want, as they exist.
-func report(want []VMObjectKey, existing map[VMObjectKey]VMObject) []VMObjectStatus {
+// report is the status of the objects in want, as they exist; missing is
+// what an object that does not exist is reported with.
+func report(want []VMObjectKey, existing map[VMObjectKey]VMObject, missing string) []VMObjectStatus {
 	out := make([]VMObjectStatus, 0, len(want))
 	for _, k := range want {
 		o, ok := existing[k]
 		switch {
 		case !ok:
-			out = append(out, VMObjectStatus{Key: k, Message: "does not exist"})
+			out = append(out, VMObjectStatus{Key: k, Message: missing})
 		case o.Deleting:
 			out = append(out, VMObjectStatus{Key: k, Message: "being deleted"})
 		default:

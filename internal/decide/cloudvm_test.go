@@ -46,9 +46,9 @@ func TestVM(t *testing.T) {
 	const run = 2 * time.Hour
 	end := start.Add(run)
 	timing := decide.VMTiming{StartSlack: 5 * time.Minute, Poll: 30 * time.Second}
-	rg := decide.VMObjectKey{APIVersion: "resources.azure.com/v1api20200601", Kind: "ResourceGroup", Name: "vm"}
-	vnet := decide.VMObjectKey{APIVersion: "network.azure.com/v1api20201101", Kind: "VirtualNetwork", Name: "vm"}
-	vm := decide.VMObjectKey{APIVersion: "compute.azure.com/v1api20220301", Kind: "VirtualMachine", Name: "vm"}
+	rg := decide.VMObjectKey{Group: "resources.azure.com", Kind: "ResourceGroup", Name: "vm"}
+	vnet := decide.VMObjectKey{Group: "network.azure.com", Kind: "VirtualNetwork", Name: "vm"}
+	vm := decide.VMObjectKey{Group: "compute.azure.com", Kind: "VirtualMachine", Name: "vm"}
 	rendered := []decide.VMObjectKey{rg, vnet, vm}
 	obj := func(k decide.VMObjectKey, created time.Time, ready bool) decide.VMObject {
 		o := decide.VMObject{Key: k, Created: created, Ready: ready, Message: "Reconciling"}
@@ -208,7 +208,7 @@ func TestVM(t *testing.T) {
 		name: "a decision changed after the start does not apply a second VM elsewhere",
 		in: with(base(start.Add(time.Hour)), func(in *decide.VMInput) {
 			in.Started, in.Recorded, in.Existing, in.Phase = start, rendered, all(start, true), computev1alpha1.PhaseRunning
-			in.Rendered = []decide.VMObjectKey{{APIVersion: "compute.cnrm.cloud.google.com/v1beta1", Kind: "ComputeInstance", Name: "vm"}}
+			in.Rendered = []decide.VMObjectKey{{Group: "compute.cnrm.cloud.google.com", Kind: "ComputeInstance", Name: "vm"}}
 		}),
 		want: vmOutcome{
 			Phase: computev1alpha1.PhaseRunning, Scheduled: decided, Ready: computev1alpha1.ReasonRunning, ReadyTrue: true,
@@ -252,7 +252,7 @@ func TestVM(t *testing.T) {
 		}),
 		want: vmOutcome{
 			Phase: computev1alpha1.PhaseCompleted, Scheduled: decided, Ready: computev1alpha1.ReasonCompleted,
-			Objects: reported(false, "does not exist"), Started: start, Completed: end.Add(40 * time.Second), End: end,
+			Objects: reported(false, "deleted"), Started: start, Completed: end.Add(40 * time.Second), End: end,
 		},
 	}, {
 		name: "a Completed VM stays Completed and is not started again",
@@ -261,7 +261,7 @@ func TestVM(t *testing.T) {
 		}),
 		want: vmOutcome{
 			Phase: computev1alpha1.PhaseCompleted, Scheduled: decided, Ready: computev1alpha1.ReasonCompleted,
-			Objects: reported(false, "does not exist"), Started: start, Completed: end, End: end,
+			Objects: reported(false, "deleted"), Started: start, Completed: end, End: end,
 		},
 	}, {
 		name: "a CloudVM deleted while running deletes its objects first and keeps its finalizer",
@@ -302,7 +302,7 @@ func TestVM(t *testing.T) {
 // at the time the last one asked to be requeued for, as the controller does.
 func TestVMLifecycle(t *testing.T) {
 	start := time.Date(2026, 3, 20, 10, 0, 0, 0, time.UTC)
-	keys := []decide.VMObjectKey{{APIVersion: "ec2.services.k8s.aws/v1alpha1", Kind: "Instance", Name: "vm"}}
+	keys := []decide.VMObjectKey{{Group: "ec2.services.k8s.aws", Kind: "Instance", Name: "vm"}}
 	in := decide.VMInput{
 		Decided: true, Start: start, End: start.Add(time.Hour), Rendered: keys,
 		Now: start.Add(-2 * time.Hour), Timing: decide.VMTiming{StartSlack: time.Minute, Poll: 20 * time.Minute},
