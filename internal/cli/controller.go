@@ -21,6 +21,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
 	cloudtestbed "github.com/meridian-dev/meridian/internal/cloud/testbed"
 	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/scheme"
 	"github.com/meridian-dev/meridian/internal/traffic"
@@ -50,7 +51,7 @@ func newControllerCommand() *cobra.Command {
 	f := &controllerFlags{}
 	cmd := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the management-plane controllers: inventory, placement, propagation and status",
+		Short: "Run the management-plane controllers (inventory, placement, propagation, status, CloudVMs) and the CloudVM admission webhook",
 		Long: `Run Meridian's controllers against the management cluster: they connect to every
 member Cluster, place MultiClusterDeployments by policy, propagate them into the
 members and report what runs where. Leader election lets several replicas run
@@ -58,7 +59,11 @@ for availability; metrics are served in Prometheus format.
 
 The management cluster is the current context of --kubeconfig, $KUBECONFIG or
 ~/.kube/config, or the in-cluster configuration. Meridian's CRDs must be
-installed there (kubectl apply --server-side -f config/crd/bases).`,
+installed there (kubectl apply --server-side -f config/crd/bases).
+
+With --webhook-cert-dir it also serves the CloudVM admission webhook (HTTPS,
+every replica), which runs the policy engine (--policy-* flags) in-process;
+register it with config/webhook/manifests.yaml (see docs/vms.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runController(cmd, f) },
 	}
@@ -86,6 +91,8 @@ installed there (kubectl apply --server-side -f config/crd/bases).`,
 	fl.StringVar(&f.capi.OpenStack.ExternalNetworkID, "capi-openstack-external-network", "", "OpenStack external network of cloud clusters (default: the cloud's only one)")
 	fl.StringVar(&f.capi.OpenStack.SSHKeyName, "capi-openstack-ssh-key", "", "OpenStack SSH key pair put on cloud cluster machines")
 	fl.DurationVar(&f.opts.OrphanSweepInterval, "orphan-sweep-interval", time.Minute, "time between two sweeps for member objects whose owner is gone")
+	fl.DurationVar(&f.opts.CloudVMStartSlack, "cloudvm-start-slack", decide.DefaultVMTiming.StartSlack, "how long after its planned start a CloudVM may still be started (after a restart); later it is Failed, never started late")
+	fl.DurationVar(&f.opts.CloudVMPoll, "cloudvm-poll", decide.DefaultVMTiming.Poll, "time between two readings of a running CloudVM's provider objects")
 	fl.StringVar(&f.webhookHost, "webhook-host", "", "address the admission webhook listens on (empty: every address)")
 	fl.IntVar(&f.webhookPort, "webhook-port", ctrlwebhook.DefaultPort, "port of the CloudVM admission webhook (HTTPS)")
 	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
