@@ -211,3 +211,32 @@ func TestChainErrors(t *testing.T) {
 		t.Errorf("NewChain(no tiers) error = %v, want one naming tiers", err)
 	}
 }
+
+// TestChainConcurrent runs callers at once; `go test -race` checks the
+// chain's locking.
+func TestChainConcurrent(t *testing.T) {
+	c, svc, _ := newChain(t, rate.NewLimiter(rate.Inf, 1))
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			var err error
+			switch i % 3 {
+			case 0:
+				_, err = c.Latest(t.Context(), "DE")
+			case 1:
+				_, err = c.Forecast(t.Context(), "NO", 6*time.Hour)
+			default:
+				_, err = c.History(t.Context(), "DE", now.Add(-6*time.Hour), now)
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := svc.requests.Load(); n < 2 {
+		t.Errorf("the service got %d requests, want at least one per kind it covers", n)
+	}
+}

@@ -139,11 +139,11 @@ func (m *Memory) read(ctx context.Context, zone string, from map[string][]Point)
 	if m.err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name, m.err)
 	}
-	pts, ok := from[zone]
-	if !ok {
-		if _, known := m.actual[zone]; !known {
-			return nil, fmt.Errorf("%s: zone %q: %w", m.name, zone, ErrUnknownZone)
-		}
+	_, actual := m.actual[zone]
+	_, forecast := m.forecast[zone]
+	if !actual && !forecast {
+		return nil, fmt.Errorf("%s: zone %q: %w", m.name, zone, ErrUnknownZone)
 	}
+	pts := from[zone]
 	return append([]Point(nil), pts...), nil
 }

@@ -88,7 +88,9 @@ func TestMemory(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{name: "unknown zone", call: func() error { _, err := m.Latest(t.Context(), "DE"); return err }, want: ErrUnknownZone},
+		{name: "a zone with a forecast only", prep: func() { m.SetForecast("DE", []Point{{Time: h.Add(2 * time.Hour), GramsPerKWh: 300}}) },
+			call: func() error { _, err := m.Latest(t.Context(), "DE"); return err }, want: ErrNoData},
+		{name: "unknown zone", call: func() error { _, err := m.Latest(t.Context(), "FR"); return err }, want: ErrUnknownZone},
 		{name: "before the first hour", prep: func() { clk.SetTime(h.Add(-time.Hour)) }, call: func() error { _, err := m.Latest(t.Context(), "NL"); return err }, want: ErrNoData},
 		{name: "outage", prep: func() { m.SetError(ErrNoData) }, call: func() error { _, err := m.History(t.Context(), "NL", h, h); return err }, want: ErrNoData},
 	}
