@@ -12,6 +12,10 @@ var (
 	// ErrDeadline means no eligible region can run the whole duration
 	// between the earliest start and the deadline.
 	ErrDeadline = errors.New("the run cannot finish before its deadline")
+	// ErrNoCapacity means every eligible region and start that meets the
+	// deadline is already full: the run would exceed a region's declared
+	// capacity.
+	ErrNoCapacity = errors.New("no eligible region has capacity for the run before its deadline")
 )
 
 // A Candidate is one place a run may go: a provider's region, the grid zone

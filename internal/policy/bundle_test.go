@@ -35,8 +35,10 @@ func testBundle(t *testing.T, revision string, price float64) *bundle.Bundle {
 	b.Manifest.Revision = revision
 	if price > 0 {
 		clouds := b.Data["meridian"].(map[string]any)["clouds"].(map[string]any)
-		for _, t := range clouds["instances"].(map[string]any)["azure"].([]any) {
-			t.(map[string]any)["pricePerHour"] = price
+		for _, prices := range clouds["instances"].(map[string]any)["azure"].(map[string]any)["pricePerHour"].(map[string]any) {
+			for size := range prices.(map[string]any) {
+				prices.(map[string]any)[size] = price
+			}
 		}
 	}
 	return b

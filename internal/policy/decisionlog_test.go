@@ -37,7 +37,7 @@ func TestReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Eval(t.Context(), "data.meridian.vm.sizes.smallest", map[string]any{"cpuMilli": 1000, "memoryMiB": 1024}); err != nil {
+	if _, err := e.Eval(t.Context(), "data.meridian.vm.sizes.cheapest", map[string]any{"cpuMilli": 1000, "memoryMiB": 1024}); err != nil {
 		t.Fatal(err)
 	}
 	// r2 prices every Azure size at 9 dollars an hour: the same inputs now

@@ -27,8 +27,8 @@ func TestEngineVM(t *testing.T) {
 			in:   VMInput{Name: "ns/a", CPUMilli: 2000, MemoryMiB: 8192, OriginRegion: "westeurope", MaxLatencyMs: 9, Residency: "EU"},
 			want: []carbon.Candidate{
 				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: 0.096, LatencyMs: 0},
-				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: 0.067006, LatencyMs: 4},
-				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: 0.067006, LatencyMs: 9},
+				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: 0.07377204, LatencyMs: 4},
+				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: 0.07371546, LatencyMs: 9},
 			},
 			removed: map[string]VMRemoval{
 				"uksouth":   {Provider: "azure", Region: "uksouth", Policy: "latency", Reason: "round-trip time from westeurope is 13 ms, above the limit of 9 ms"},

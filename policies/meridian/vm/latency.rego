@@ -1,20 +1,25 @@
 # Latency limit: when the VM sets maxLatencyMs, a region stays only when the
 # round-trip time from the VM's origin region to it is at most that.
-# Round-trip times are data.meridian.clouds.latency.rtt[origin][region].
+# Round-trip times are data.meridian.clouds.latency.rtt[origin][region]: one
+# row, looked up once per decision.
 package meridian.vm.latency
 
 import data.meridian.clouds.latency
-import data.meridian.clouds.regions
-
-# rtt is the round-trip time from the origin to region r, in milliseconds.
-rtt(r) := 0 if r == origin
-
-rtt(r) := latency.rtt[origin][r] if r != origin
-
-limited if object.get(input, "maxLatencyMs", 0) > 0
+import data.meridian.vm.index
 
 # origin is the VM's origin region, "" without one.
 origin := object.get(input, "originRegion", "")
+
+limit := object.get(input, "maxLatencyMs", 0)
+
+limited if limit > 0
+
+# from_origin[r] is the round-trip time from the origin to region r, in
+# milliseconds (0 to the origin itself).
+from_origin := object.union(object.get(latency.rtt, origin, {}), {origin: 0})
+
+# rtt is the round-trip time from the origin to region r.
+rtt(r) := from_origin[r]
 
 # A region is judged when the VM has a limit, or an origin from which
 # candidates are ranked: a region with no known round-trip time from the
@@ -23,30 +28,27 @@ judged if limited
 
 judged if origin != ""
 
-deny[key] := reason if {
-	judged
-	some p, r
-	regions[p][r]
-	reason := why(r)
-	key := concat("/", [p, r])
-}
-
-why(r) := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [input.originRegion, rtt(r), input.maxLatencyMs]) if {
+too_far := {k: msg |
 	limited
-	rtt(r) > input.maxLatencyMs
-} else := sprintf("no round-trip time from %q is known", [origin]) if {
-	not rtt(r)
+	some r, ms in from_origin
+	ms > limit
+	k := index.key_of[r]
+	msg := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [origin, ms, input.maxLatencyMs])
 }
 
-names := {r | some _, rs in regions; some r, _ in rs}
+unknown_reason := sprintf("no round-trip time from %q is known", [origin])
+
+unknown := {k: unknown_reason | judged; some k, pr in index.by_key; not from_origin[pr[1]]}
+
+deny := object.union(too_far, unknown)
 
 invalid contains "originRegion: required when maxLatencyMs is set" if {
 	limited
-	object.get(input, "originRegion", "") == ""
+	origin == ""
 }
 
 invalid contains msg if {
-	object.get(input, "originRegion", "") != ""
-	not input.originRegion in names
-	msg := sprintf("originRegion: unknown region %q; valid: %s", [input.originRegion, concat(", ", sort(names))])
+	origin != ""
+	not origin in index.names
+	msg := sprintf("originRegion: unknown region %q; valid: %s", [origin, concat(", ", sort(index.names))])
 }

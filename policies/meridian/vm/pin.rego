@@ -1,18 +1,16 @@
 # Region pin: when the VM names a region, every other region is removed.
 package meridian.vm.pin
 
-import data.meridian.clouds.regions
+import data.meridian.vm.index
 
-deny[key] := sprintf("the VM is pinned to region %s", [input.region]) if {
-	object.get(input, "region", "") != ""
-	some p, r
-	regions[p][r]
-	r != input.region
-	key := concat("/", [p, r])
-}
+pinned := object.get(input, "region", "")
+
+reason := sprintf("the VM is pinned to region %s", [pinned]) if pinned != ""
+
+deny := {k: reason | pinned != ""; some k, pr in index.by_key; pr[1] != pinned}
 
 invalid contains msg if {
-	object.get(input, "region", "") != ""
-	not input.region in {r | some _, rs in regions; some r, _ in rs}
-	msg := sprintf("region: unknown region %q; valid: %s", [input.region, concat(", ", sort({r | some _, rs in regions; some r, _ in rs}))])
+	pinned != ""
+	not pinned in index.names
+	msg := sprintf("region: unknown region %q; valid: %s", [pinned, concat(", ", sort(index.names))])
 }

@@ -4,17 +4,16 @@
 package meridian.vm.providers
 
 import data.meridian.clouds.regions
+import data.meridian.vm.index
 
 # known is every provider that has regions.
 known := {p | some p, _ in regions}
 
+# excluded[p] is why provider p is removed, for each provider removed.
+excluded := {p: reason | some p, _ in regions; reason := why(p)}
+
 # deny maps "provider/region" to why this policy removed it.
-deny[key] := reason if {
-	some p, r
-	regions[p][r]
-	reason := why(p)
-	key := concat("/", [p, r])
-}
+deny := {k: reason | some p, reason in excluded; some r, _ in regions[p]; k := concat("/", [p, r])}
 
 why(p) := sprintf("the VM is pinned to provider %s", [input.provider]) if {
 	input.provider != ""

@@ -2,19 +2,22 @@
 # stays only when it lies in it (data.meridian.clouds.residency).
 package meridian.vm.residency
 
-import data.meridian.clouds.regions
 import data.meridian.clouds.residency
+import data.meridian.vm.index
 
-deny[key] := sprintf("region %s is not in %s", [r, input.residency]) if {
-	object.get(input, "residency", "") != ""
-	some p, r
-	regions[p][r]
-	not r in object.get(residency, [input.residency, p], [])
-	key := concat("/", [p, r])
+jurisdiction := object.get(input, "residency", "")
+
+# inside is every "provider/region" in the jurisdiction.
+inside := {concat("/", [p, r]) | some p, rs in object.get(residency, jurisdiction, {}); some r in rs}
+
+deny := {k: sprintf("region %s is not in %s", [pr[1], jurisdiction]) |
+	jurisdiction != ""
+	some k, pr in index.by_key
+	not inside[k]
 }
 
 invalid contains msg if {
-	object.get(input, "residency", "") != ""
-	not residency[input.residency]
-	msg := sprintf("residency: unknown jurisdiction %q; valid: %s", [input.residency, concat(", ", sort({j | some j, _ in residency}))])
+	jurisdiction != ""
+	not residency[jurisdiction]
+	msg := sprintf("residency: unknown jurisdiction %q; valid: %s", [jurisdiction, concat(", ", sort({j | some j, _ in residency}))])
 }

@@ -25,13 +25,30 @@ fixture_latency := {"rtt": {
 }}
 
 fixture_instances := {
-	"azure": [
-		{"name": "big", "cpuMilli": 8000, "memoryMiB": 32768, "pricePerHour": 0.4},
-		{"name": "small", "cpuMilli": 2000, "memoryMiB": 8192, "pricePerHour": 0.1},
-		{"name": "small-cheaper", "cpuMilli": 2000, "memoryMiB": 8192, "pricePerHour": 0.09},
-	],
-	"aws": [{"name": "m", "cpuMilli": 2000, "memoryMiB": 8192, "pricePerHour": 0.1}],
-	"gcp": [{"name": "e", "cpuMilli": 4000, "memoryMiB": 16384, "pricePerHour": 0.13}],
+	"azure": {
+		"verified": false,
+		"sizes": {
+			"big": {"cpuMilli": 8000, "memoryMiB": 32768},
+			"small": {"cpuMilli": 2000, "memoryMiB": 8192},
+			"small-cheaper": {"cpuMilli": 2000, "memoryMiB": 8192},
+		},
+		"pricePerHour": {
+			"westeurope": {"big": 0.4, "small": 0.1, "small-cheaper": 0.09},
+			# small-cheaper is not cheaper everywhere
+			"uksouth": {"big": 0.4, "small": 0.1, "small-cheaper": 0.12},
+			"eastus": {"big": 0.4, "small": 0.1, "small-cheaper": 0.09},
+		},
+	},
+	"aws": {
+		"verified": true,
+		"sizes": {"m": {"cpuMilli": 2000, "memoryMiB": 8192}},
+		"pricePerHour": {"eu-west-1": {"m": 0.11}, "us-east-1": {"m": 0.1}},
+	},
+	"gcp": {
+		"verified": true,
+		"sizes": {"e": {"cpuMilli": 4000, "memoryMiB": 16384}},
+		"pricePerHour": {"europe-west4": {"e": 0.13}, "nowhere1": {"e": 0.13}},
+	},
 }
 
 fixture_residency := {"EU": {"azure": ["westeurope"], "aws": ["eu-west-1"], "gcp": ["europe-west4", "nowhere1"]}}
@@ -68,6 +85,35 @@ test_smallest_size_cheapest_on_ties if {
 	c.instanceType == "small-cheaper"
 	c.pricePerHour == 0.09
 	c.zone == "NL"
+}
+
+test_prices_are_per_region if {
+	d := decide(small)
+	some uk in d.candidates
+	uk.region == "uksouth"
+	uk.instanceType == "small"
+	uk.pricePerHour == 0.1
+	some ie in d.candidates
+	ie.region == "eu-west-1"
+	ie.pricePerHour == 0.11
+}
+
+test_unverified_prices_are_named if {
+	d := decide(small)
+	d.unverifiedPrices == ["azure"]
+	every c in d.candidates {
+		c.priceVerified == (c.provider != "azure")
+	}
+	decide(object.union(small, {"providers": ["aws"]})).unverifiedPrices == []
+}
+
+test_region_without_prices_is_removed if {
+	d := vm.decision with input as small
+		with data.meridian.clouds.regions as fixture_regions
+		with data.meridian.clouds.latency as fixture_latency
+		with data.meridian.clouds.instances as json.remove(fixture_instances, ["aws/pricePerHour/us-east-1"])
+		with data.meridian.clouds.residency as fixture_residency
+	removal(d, "aws/us-east-1") == {"provider": "aws", "region": "us-east-1", "policy": "sizes", "reason": "no aws instance price is known for region us-east-1"}
 }
 
 test_size_that_fits_nowhere_is_explained if {
@@ -169,6 +215,23 @@ test_data_residency_names_known_regions if {
 
 test_data_every_provider_has_instance_sizes if {
 	every p, _ in clouds.regions {
-		count(clouds.instances[p]) > 0
+		count(clouds.instances[p].sizes) > 0
+	}
+}
+
+test_data_every_size_has_a_price_in_every_region if {
+	missing := {[p, r, n] |
+		some p, rs in clouds.regions
+		some r, _ in rs
+		some n, _ in clouds.instances[p].sizes
+		not clouds.instances[p].pricePerHour[r][n] > 0
+	}
+	missing == set()
+}
+
+test_data_prices_say_whether_they_are_verified if {
+	every _, info in clouds.instances {
+		is_boolean(info.verified)
+		info.source != ""
 	}
 }

@@ -4,6 +4,7 @@
 package meridian.vm.zones
 
 import data.meridian.clouds.regions
+import data.meridian.vm.index
 
 # zone is the grid zone of a provider's region.
 zone(p, r) := z if {
@@ -14,9 +15,4 @@ zone(p, r) := z if {
 # regions_of is every region of provider p powered by grid zone z.
 regions_of(p, z) := {r | some r, info in regions[p]; info.zone == z}
 
-deny[key] := sprintf("no grid zone is known for region %s", [r]) if {
-	some p, r
-	regions[p][r]
-	not zone(p, r)
-	key := concat("/", [p, r])
-}
+deny := {k: sprintf("no grid zone is known for region %s", [pr[1]]) | some k, pr in index.by_key; not zone(pr[0], pr[1])}

@@ -1,0 +1,116 @@
+package carbon
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// BatchOrder is the order in which ScheduleBatch plans the runs of a batch;
+// each run sees the reservations of those planned before it.
+type BatchOrder string
+
+// The batch orders.
+const (
+	// Arrival plans the runs in the order given: greedy, as if they had
+	// come one after another.
+	Arrival BatchOrder = "arrival"
+	// LeastSlack plans first the runs with the least room to move (deadline
+	// minus earliest start minus duration; a run without a deadline has
+	// none), the larger first among equals, so that a flexible run does not
+	// take the only hours a tight one could use.
+	LeastSlack BatchOrder = "least-slack"
+	// LargestFirst plans the largest runs (CPU times duration) first, so
+	// that the greenest hours go to the runs that emit most in them.
+	LargestFirst BatchOrder = "largest-first"
+)
+
+// BatchOrders are the orders ScheduleBatch tries.
+var BatchOrders = []BatchOrder{Arrival, LeastSlack, LargestFirst}
+
+// A Batch is the outcome of planning runs together.
+type Batch struct {
+	// Plans and Errors are indexed like the requests: each run has a plan
+	// or an error.
+	Plans  []Plan
+	Errors []error
+	// Order is the order that produced the batch.
+	Order BatchOrder
+	// Failed counts the runs without a plan; Grams sums the planned runs'
+	// expected emissions.
+	Failed int
+	Grams  float64
+	// ledger holds the batch's reservations on top of the ledger it was
+	// planned against.
+	ledger *Ledger
+}
+
+// ScheduleBatch plans runs decided together. It plans them in each of
+// BatchOrders against a copy of the ledger, keeps the batch with the fewest
+// runs left without a plan, then the least emissions (then the first order),
+// and records its reservations in the ledger. Whatever the order, every run
+// sees the reservations of the runs planned before it, so the batch never
+// puts more into a region and hour than its capacity.
+func (s *Shifter) ScheduleBatch(reqs []Request, ledger *Ledger) Batch {
+	var best Batch
+	for i, order := range BatchOrders {
+		b := s.ScheduleInOrder(reqs, ledger, order)
+		if i == 0 || b.Failed < best.Failed || (b.Failed == best.Failed && b.Grams < best.Grams*(1-1e-9)) {
+			best = b
+		}
+	}
+	if ledger != nil {
+		for i, p := range best.Plans {
+			if best.Errors[i] == nil {
+				ledger.Reserve(ReservationFor(reqs[i], p))
+			}
+		}
+	}
+	return best
+}
+
+// ScheduleInOrder plans the runs in the order against a copy of the ledger,
+// which it leaves unchanged.
+func (s *Shifter) ScheduleInOrder(reqs []Request, ledger *Ledger, order BatchOrder) Batch {
+	b := Batch{Plans: make([]Plan, len(reqs)), Errors: make([]error, len(reqs)), Order: order, ledger: ledger.Clone()}
+	for _, i := range batchOrder(reqs, order) {
+		p, err := s.Plan(reqs[i], b.ledger)
+		if err != nil {
+			b.Errors[i] = err
+			b.Failed++
+			continue
+		}
+		b.Plans[i] = p
+		b.Grams += p.ExpectedGrams
+		b.ledger.Reserve(ReservationFor(reqs[i], p))
+	}
+	return b
+}
+
+// batchOrder returns the indexes of reqs in the order's sequence; ties keep
+// the arrival order.
+func batchOrder(reqs []Request, order BatchOrder) []int {
+	idx := make([]int, len(reqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	size := func(r Request) float64 { return float64(r.CPUMilli) * r.Duration.Hours() }
+	slack := func(r Request) time.Duration {
+		if r.Deadline.IsZero() {
+			return 0
+		}
+		return r.Deadline.Sub(r.Earliest()) - r.Duration
+	}
+	switch order {
+	case LeastSlack:
+		slices.SortStableFunc(idx, func(a, b int) int {
+			if c := cmp.Compare(slack(reqs[a]), slack(reqs[b])); c != 0 {
+				return c
+			}
+			return cmp.Compare(size(reqs[b]), size(reqs[a]))
+		})
+	case LargestFirst:
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(size(reqs[b]), size(reqs[a])) })
+	}
+	return idx
+}
