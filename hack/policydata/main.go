@@ -2,7 +2,8 @@
 
 // Command policydata regenerates the generated data documents of the default
 // policy bundle: the inter-region latency matrix
-// (policies/meridian/clouds/latency/data.json) and the instance sizes with
+// (policies/meridian/clouds/latency/data.json), the region index
+// (policies/meridian/clouds/keys/data.json) and the instance sizes with
 // their prices per region (policies/meridian/clouds/instances/data.json).
 //
 // Latency. Azure-to-Azure round-trip times are Microsoft's published P95
@@ -12,6 +13,8 @@
 // locations with a line fitted, by least squares, to the published Azure
 // pairs: rtt = intercept + slope * km. The fit and the count of pairs it used
 // are written beside the matrix so that a reader can tell the two apart.
+//
+// Keys. The region index (keys/data.json) is derived from regions/data.json.
 //
 // Prices. GCP's sizes and per-region prices come from gcp-prices.json, an
 // extract of Cyclenerd/google-cloud-pricing-cost-calculator's pricing.yml
@@ -52,6 +55,7 @@ const (
 	gcpPricesPath   = "hack/policydata/gcp-prices.json"
 	unverifiedPath  = "hack/policydata/unverified-prices.json"
 	instancesPath   = "policies/meridian/clouds/instances/data.json"
+	keysPath        = "policies/meridian/clouds/keys/data.json"
 	gcpPricingRepo  = "github.com/Cyclenerd/google-cloud-pricing-cost-calculator"
 	gcpPricingFile  = "pricing.yml"
 	gcpPricingLicen = "Apache-2.0"
@@ -84,6 +88,10 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+	}
+	if err := keys(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	if err := instances(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -177,6 +185,36 @@ func km(a, b region) float64 {
 	dLon := (b.Lon - a.Lon) * rad
 	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Sin(dLon/2)*math.Sin(dLon/2)
 	return 2 * earthKm * math.Asin(math.Sqrt(h))
+}
+
+// keys writes the region index the policies look regions up in, so that no
+// decision rebuilds it: byKey["provider/region"] = [provider, region],
+// keyOf[region] = "provider/region" and byProvider[provider] = {"provider/region": region}.
+func keys() error {
+	var providers map[string]map[string]region
+	if err := readJSON(regionsPath, &providers); err != nil {
+		return err
+	}
+	byKey := map[string][2]string{}
+	keyOf := map[string]string{}
+	byProvider := map[string]map[string]string{}
+	for p, rs := range providers {
+		for r := range rs {
+			if other, dup := keyOf[r]; dup {
+				return fmt.Errorf("region name %q is used by two providers (%s and %s); the policies key regions by name", r, other, p)
+			}
+			byKey[p+"/"+r] = [2]string{p, r}
+			keyOf[r] = p + "/" + r
+			if byProvider[p] == nil {
+				byProvider[p] = map[string]string{}
+			}
+			byProvider[p][p+"/"+r] = r
+		}
+	}
+	if err := os.MkdirAll(strings.TrimSuffix(keysPath, "/data.json"), 0o755); err != nil {
+		return err
+	}
+	return writeJSON(keysPath, map[string]any{"byKey": byKey, "keyOf": keyOf, "byProvider": byProvider})
 }
 
 // size is one instance size.

@@ -1,19 +1,25 @@
 # Region index: every region of every provider, keyed "provider/region", so
-# that each policy looks regions up instead of walking the data per rule.
-# These are complete rules: OPA evaluates each once per query.
+# that each policy looks regions up, and combines whole sets of them with
+# set operations, instead of walking and re-keying the region data in every
+# decision. The index is a data document generated from regions
+# (data.meridian.clouds.keys, hack/policydata); a data test checks that the
+# two agree.
 package meridian.vm.index
 
-import data.meridian.clouds.regions
+import data.meridian.clouds.keys
 
 # by_key["provider/region"] is [provider, region].
-by_key := {concat("/", [p, r]): [p, r] | some p, rs in regions; some r, _ in rs}
-
-# all is every "provider/region".
-all := {k | some k, _ in by_key}
+by_key := keys.byKey
 
 # key_of[region] is its "provider/region" (region names are unique across
 # providers; a data test checks it).
-key_of := {pr[1]: k | some k, pr in by_key}
+key_of := keys.keyOf
+
+# of_provider(p) is every "provider/region" of provider p.
+of_provider(p) := object.keys(object.get(keys.byProvider, p, {}))
+
+# all is every "provider/region".
+all := object.keys(by_key)
 
 # names is every region name.
-names := {r | some _, rs in regions; some r, _ in rs}
+names := object.keys(key_of)

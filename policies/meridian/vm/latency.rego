@@ -1,7 +1,7 @@
 # Latency limit: when the VM sets maxLatencyMs, a region stays only when the
 # round-trip time from the VM's origin region to it is at most that.
-# Round-trip times are data.meridian.clouds.latency.rtt[origin][region]: one
-# row, looked up once per decision.
+# Round-trip times are data.meridian.clouds.latency.rtt[origin][region]: the
+# origin's row is looked up once per decision.
 package meridian.vm.latency
 
 import data.meridian.clouds.latency
@@ -28,19 +28,17 @@ judged if limited
 
 judged if origin != ""
 
-too_far := {k: msg |
-	limited
-	some r, ms in from_origin
-	ms > limit
-	k := index.key_of[r]
-	msg := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [origin, ms, input.maxLatencyMs])
-}
+too_far := {index.key_of[r] | limited; some r, ms in from_origin; ms > limit}
 
-unknown_reason := sprintf("no round-trip time from %q is known", [origin])
+unknown := {index.key_of[r] | judged; some r in index.names - object.keys(from_origin)}
 
-unknown := {k: unknown_reason | judged; some k, pr in index.by_key; not from_origin[pr[1]]}
+denied := too_far | unknown
 
-deny := object.union(too_far, unknown)
+reason(k) := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [origin, ms, input.maxLatencyMs]) if {
+	ms := from_origin[index.by_key[k][1]]
+} else := sprintf("no round-trip time from %q is known", [origin])
+
+deny := {k: reason(k) | some k in denied}
 
 invalid contains "originRegion: required when maxLatencyMs is set" if {
 	limited

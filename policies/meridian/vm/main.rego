@@ -3,14 +3,16 @@
 # data.meridian.vm.decision with the VM's needs as input; field names are the
 # same for CREATE and UPDATE.
 #
-# Each policy package defines deny, an object from "provider/region" to the
-# reason, over every region, independently of the others. The pipeline below
-# runs them in order: what a step leaves is what the previous step left minus
-# the keys its policy denies (set differences, evaluated once each), so a
-# region is removed by the first policy that denies it and every later step
-# lists what is left.
+# Each policy package judges every region independently of the others and
+# defines denied, the set of "provider/region" it removes, and reason(k).
+# The pipeline below runs them in order: what a step leaves is what the
+# previous step left minus its policy's denied set (set operations, each
+# evaluated once), so a region is removed by the first policy that denies it
+# and every later step lists what is left. A reason is only written for the
+# step that removed the region.
 package meridian.vm
 
+import data.meridian.clouds.regions
 import data.meridian.vm.index
 import data.meridian.vm.latency
 import data.meridian.vm.pin
@@ -19,27 +21,27 @@ import data.meridian.vm.residency
 import data.meridian.vm.sizes
 import data.meridian.vm.zones
 
-left_providers := index.all - object.keys(providers.deny)
+left_providers := index.all - providers.denied
 
-left_pin := left_providers - object.keys(pin.deny)
+left_pin := left_providers - pin.denied
 
-left_latency := left_pin - object.keys(latency.deny)
+left_latency := left_pin - latency.denied
 
-left_residency := left_latency - object.keys(residency.deny)
+left_residency := left_latency - residency.denied
 
-left_zones := left_residency - object.keys(zones.deny)
+left_zones := left_residency - zones.denied
 
-left := left_zones - object.keys(sizes.deny)
+left := left_zones - sizes.denied
 
-# pipeline is each step: its policy, what was left before it, what it left
-# and its denials.
+# pipeline is each step: its policy, what was left before it and what it
+# left.
 pipeline := [
-	["providers", index.all, left_providers, providers.deny],
-	["pin", left_providers, left_pin, pin.deny],
-	["latency", left_pin, left_latency, latency.deny],
-	["residency", left_latency, left_residency, residency.deny],
-	["zones", left_residency, left_zones, zones.deny],
-	["sizes", left_zones, left, sizes.deny],
+	["providers", index.all, left_providers],
+	["pin", left_providers, left_pin],
+	["latency", left_pin, left_latency],
+	["residency", left_latency, left_residency],
+	["zones", left_residency, left_zones],
+	["sizes", left_zones, left],
 ]
 
 steps := [{"policy": s[0], "left": sort(s[2])} | some s in pipeline]
@@ -48,13 +50,26 @@ removed := [r |
 	some s in pipeline
 	some k in sort(s[1] - s[2])
 	pr := index.by_key[k]
-	r := {"provider": pr[0], "region": pr[1], "policy": s[0], "reason": s[3][k]}
+	r := {"provider": pr[0], "region": pr[1], "policy": s[0], "reason": reason(s[0], k)}
 ]
+
+# reason(policy, k) is why policy removed k.
+reason("providers", k) := providers.reason(k)
+
+reason("pin", k) := pin.reason(k)
+
+reason("latency", k) := latency.reason(k)
+
+reason("residency", k) := residency.reason(k)
+
+reason("zones", k) := zones.reason(k)
+
+reason("sizes", k) := sizes.reason(k)
 
 # candidates are the regions left, the origin's best first: by round-trip
 # time from the origin (zero without one), then price, then name.
 candidates := [c |
-	some t in sort([[latency_of(pr[1]), o.pricePerHour, pr[0], pr[1], o] |
+	some t in sort([[object.get(latency.from_origin, pr[1], 0), o.pricePerHour, pr[0], pr[1], o] |
 		some k in left
 		pr := index.by_key[k]
 		o := sizes.offer(pr[0], pr[1])
@@ -62,17 +77,13 @@ candidates := [c |
 	c := {
 		"provider": t[2],
 		"region": t[3],
-		"zone": zones.zone(t[2], t[3]),
+		"zone": regions[t[2]][t[3]].zone,
 		"instanceType": t[4].name,
 		"pricePerHour": t[1],
 		"priceVerified": t[4].verified,
 		"latencyMs": t[0],
 	}
 ]
-
-latency_of(r) := latency.rtt(r) if latency.origin != ""
-
-latency_of(r) := 0 if latency.origin == ""
 
 # unverified_prices is every provider among the candidates whose prices were
 # not taken from a recorded source, so that the decision can say so.

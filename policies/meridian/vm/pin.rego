@@ -5,9 +5,13 @@ import data.meridian.vm.index
 
 pinned := object.get(input, "region", "")
 
-reason := sprintf("the VM is pinned to region %s", [pinned]) if pinned != ""
+denied := index.all - {object.get(index.key_of, pinned, "")} if pinned != ""
 
-deny := {k: reason | pinned != ""; some k, pr in index.by_key; pr[1] != pinned}
+denied := set() if pinned == ""
+
+reason(_) := sprintf("the VM is pinned to region %s", [pinned])
+
+deny := {k: reason(k) | some k in denied}
 
 invalid contains msg if {
 	pinned != ""

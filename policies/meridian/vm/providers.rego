@@ -1,6 +1,9 @@
 # Provider eligibility: a region stays only when its provider is among the
 # VM's allowed providers (all when none are listed) and is the pinned
 # provider when one is pinned.
+#
+# Like every policy package, it defines denied, the set of "provider/region"
+# it removes, reason(k), why it removes k, and deny, both as one object.
 package meridian.vm.providers
 
 import data.meridian.clouds.regions
@@ -12,8 +15,11 @@ known := {p | some p, _ in regions}
 # excluded[p] is why provider p is removed, for each provider removed.
 excluded := {p: reason | some p, _ in regions; reason := why(p)}
 
-# deny maps "provider/region" to why this policy removed it.
-deny := {k: reason | some p, reason in excluded; some r, _ in regions[p]; k := concat("/", [p, r])}
+denied := union({index.of_provider(p) | some p, _ in excluded})
+
+reason(k) := excluded[index.by_key[k][0]]
+
+deny := {k: reason(k) | some k in denied}
 
 why(p) := sprintf("the VM is pinned to provider %s", [input.provider]) if {
 	input.provider != ""

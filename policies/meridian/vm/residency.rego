@@ -8,13 +8,15 @@ import data.meridian.vm.index
 jurisdiction := object.get(input, "residency", "")
 
 # inside is every "provider/region" in the jurisdiction.
-inside := {concat("/", [p, r]) | some p, rs in object.get(residency, jurisdiction, {}); some r in rs}
+inside := {k | some _, rs in object.get(residency, jurisdiction, {}); some r in rs; k := index.key_of[r]}
 
-deny := {k: sprintf("region %s is not in %s", [pr[1], jurisdiction]) |
-	jurisdiction != ""
-	some k, pr in index.by_key
-	not inside[k]
-}
+denied := index.all - inside if jurisdiction != ""
+
+denied := set() if jurisdiction == ""
+
+reason(k) := concat("", ["region ", index.by_key[k][1], " is not in ", jurisdiction])
+
+deny := {k: reason(k) | some k in denied}
 
 invalid contains msg if {
 	jurisdiction != ""

@@ -20,6 +20,12 @@ fixture_regions := {
 	},
 }
 
+fixture_keys := {
+	"byKey": {k: [p, r] | some p, rs in fixture_regions; some r, _ in rs; k := concat("/", [p, r])},
+	"keyOf": {r: concat("/", [p, r]) | some p, rs in fixture_regions; some r, _ in rs},
+	"byProvider": {p: {concat("/", [p, r]): r | some r, _ in rs} | some p, rs in fixture_regions},
+}
+
 fixture_latency := {"rtt": {
 	"westeurope": {"uksouth": 12, "eastus": 89, "eu-west-1": 18, "us-east-1": 88, "europe-west4": 4, "nowhere1": 300},
 }}
@@ -56,6 +62,7 @@ fixture_residency := {"EU": {"azure": ["westeurope"], "aws": ["eu-west-1"], "gcp
 decide(vm_input) := d if {
 	d := vm.decision with input as vm_input
 		with data.meridian.clouds.regions as fixture_regions
+		with data.meridian.clouds.keys as fixture_keys
 		with data.meridian.clouds.latency as fixture_latency
 		with data.meridian.clouds.instances as fixture_instances
 		with data.meridian.clouds.residency as fixture_residency
@@ -110,6 +117,7 @@ test_unverified_prices_are_named if {
 test_region_without_prices_is_removed if {
 	d := vm.decision with input as small
 		with data.meridian.clouds.regions as fixture_regions
+		with data.meridian.clouds.keys as fixture_keys
 		with data.meridian.clouds.latency as fixture_latency
 		with data.meridian.clouds.instances as json.remove(fixture_instances, ["aws/pricePerHour/us-east-1"])
 		with data.meridian.clouds.residency as fixture_residency
@@ -200,6 +208,12 @@ test_data_region_names_are_unique_across_providers if {
 test_data_every_region_has_a_zone if {
 	missing := {[p, r] | some p, rs in clouds.regions; some r, info in rs; object.get(info, "zone", "") == ""}
 	missing == set()
+}
+
+test_data_keys_index_the_regions if {
+	clouds.keys.byKey == {k: [p, r] | some p, rs in clouds.regions; some r, _ in rs; k := concat("/", [p, r])}
+	clouds.keys.keyOf == {r: concat("/", [p, r]) | some p, rs in clouds.regions; some r, _ in rs}
+	clouds.keys.byProvider == {p: {concat("/", [p, r]): r | some r, _ in rs} | some p, rs in clouds.regions}
 }
 
 test_data_round_trip_times_cover_every_pair if {

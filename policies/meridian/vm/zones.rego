@@ -15,4 +15,8 @@ zone(p, r) := z if {
 # regions_of is every region of provider p powered by grid zone z.
 regions_of(p, z) := {r | some r, info in regions[p]; info.zone == z}
 
-deny := {k: sprintf("no grid zone is known for region %s", [pr[1]]) | some k, pr in index.by_key; not zone(pr[0], pr[1])}
+denied := {index.key_of[r] | some _, rs in regions; some r, info in rs; object.get(info, "zone", "") == ""}
+
+reason(k) := concat("", ["no grid zone is known for region ", index.by_key[k][1]])
+
+deny := {k: reason(k) | some k in denied}
