@@ -58,7 +58,7 @@ func TestCloudVMWebhook(t *testing.T) {
 		if d.Zone != "NO-NO1" || d.PolicyRevision == "" || d.DecisionID == "" || d.Reason == "" || d.ExpectedEmissionsGrams != "80.0" {
 			t.Errorf("decision lacks its zone, revision, ID, reason or emissions: %+v", d)
 		}
-		if e := got.Spec.Schedule.Explanation; e == nil || len(e.Steps) != 6 || e.Steps[5].LeftCount < 30 {
+		if e := got.Spec.Schedule.Explanation; e == nil || len(e.Steps) != 7 || e.Steps[6].Policy != RenderingPolicy || e.Steps[6].LeftCount < 30 {
 			t.Errorf("explanation: %+v", e)
 		}
 		// What the user wrote is stored as written.

@@ -58,7 +58,8 @@ func (g greenest) Schedule(req carbon.Request) (carbon.Plan, error) {
 
 func ptr[T any](v T) *T { return &v }
 
-// testVM is a VM of 2 CPUs and 4 GiB for 2 hours in namespace default.
+// testVM is a VM of 2 CPUs and 4 GiB for 2 hours in namespace default, with
+// an SSH key.
 func testVM(name string, mutate ...func(*computev1alpha1.CloudVM)) *computev1alpha1.CloudVM {
 	vm := &computev1alpha1.CloudVM{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
@@ -67,6 +68,8 @@ func testVM(name string, mutate ...func(*computev1alpha1.CloudVM)) *computev1alp
 			Memory:   resource.MustParse("4Gi"),
 			Duration: metav1.Duration{Duration: 2 * time.Hour},
 			Image:    "ubuntu-24.04",
+			// Azure creates no Linux VM without a key.
+			SSHPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITestTestTestTestTestTestTestTestTestTest test@example.org",
 		},
 	}
 	for _, m := range mutate {

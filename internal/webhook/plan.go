@@ -146,6 +146,7 @@ func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time
 	if err != nil {
 		return nil, deny("CloudVM %s: the policies refused its input: %v", key(vm), err)
 	}
+	dec = renderable(vm, dec)
 	if len(dec.Candidates) == 0 {
 		return nil, deny("%s", noRegionMessage(vm, dec))
 	}

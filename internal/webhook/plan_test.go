@@ -52,6 +52,13 @@ func TestAdmit(t *testing.T) {
 		"NO-NO1": {300, 250, 200, 40, 300}, "FI": {100, 300, 300, 300, 300}, "NL": {500, 500, 500, 500}, "US-MIDA-PJM": {400},
 	}}}
 	hour := now.Truncate(time.Hour)
+	// amsterdam leaves one region, gcp/europe-west4 (4 ms from westeurope),
+	// whatever the prices in the policy data.
+	amsterdam := func(vm *computev1alpha1.CloudVM) {
+		vm.Spec.Providers = []computev1alpha1.Provider{"gcp"}
+		vm.Spec.OriginRegion = "westeurope"
+		vm.Spec.MaxLatencyMilliseconds = ptr(int32(5))
+	}
 	running := func(phase computev1alpha1.CloudVMPhase) func(vm *computev1alpha1.CloudVM) {
 		return func(vm *computev1alpha1.CloudVM) { vm.Status.Phase = phase }
 	}
@@ -67,11 +74,11 @@ func TestAdmit(t *testing.T) {
 		// denied are substrings of the denial, when the request is refused.
 		denied []string
 	}{{
-		name:    "no scheduler: the cheapest region at once, and the decision says so",
+		name:    "no scheduler: at once, and the decision says so",
 		planner: noForecast,
 		op:      admissionv1.Create,
-		vm:      testVM("plain"),
-		want:    where{Planned, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		vm:      testVM("plain", amsterdam),
+		want:    where{Planned, "gcp", "europe-west4", "e2-standard-2", now, now.Add(2 * time.Hour), true},
 	}, {
 		name:    "every provider compared: the scheduler moves the run to the cleanest hour and zone",
 		planner: green,
@@ -86,6 +93,21 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.Deadline = &metav1.Time{Time: now.Add(3 * time.Hour)}
 		}),
 		want: where{Planned, "gcp", "europe-north1", "e2-standard-2", now, now.Add(2 * time.Hour), false},
+	}, {
+		name:    "without an SSH key Azure is not compared: it could not create the VM",
+		planner: green,
+		op:      admissionv1.Create,
+		vm:      testVM("nokey", func(vm *computev1alpha1.CloudVM) { vm.Spec.SSHPublicKey = "" }),
+		want:    where{Planned, "gcp", "europe-north1", "e2-standard-2", now, now.Add(2 * time.Hour), false},
+	}, {
+		name:    "without an SSH key, pinned to Azure",
+		planner: green,
+		op:      admissionv1.Create,
+		vm: testVM("nokeyazure", func(vm *computev1alpha1.CloudVM) {
+			vm.Spec.SSHPublicKey = ""
+			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "azure"}
+		}),
+		denied: []string{`rendering removed 14: azure cannot create this VM: sshPublicKey "": must be a public key such as "ssh-ed25519 AAAA...": azure creates no Linux VM without one (azure/canadacentral, `},
 	}, {
 		name:    "pinned start and region replace the scheduler's choice",
 		planner: green,
@@ -152,15 +174,15 @@ func TestAdmit(t *testing.T) {
 		name:    "UPDATE of metadata keeps the decision",
 		planner: green,
 		op:      admissionv1.Update,
-		old:     scheduled(t, noForecast, testVM("meta"), now),
+		old:     scheduled(t, noForecast, testVM("meta", amsterdam), now),
 		vm: func() *computev1alpha1.CloudVM {
-			vm := scheduled(t, noForecast, testVM("meta"), now)
+			vm := scheduled(t, noForecast, testVM("meta", amsterdam), now)
 			vm.Labels = map[string]string{"team": "a"}
 			vm.Finalizers = []string{"compute.meridian.dev/cloudvm"}
 			return vm
 		}(),
 		at:   now.Add(time.Minute),
-		want: where{Kept, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		want: where{Kept, "gcp", "europe-west4", "e2-standard-2", now, now.Add(2 * time.Hour), true},
 	}, {
 		name:    "UPDATE that drops spec.schedule (server-side apply) keeps the decision",
 		planner: green,
@@ -185,20 +207,27 @@ func TestAdmit(t *testing.T) {
 		name:    "the replan annotation re-plans without a spec change",
 		planner: noForecast,
 		op:      admissionv1.Update,
-		old:     scheduled(t, green, testVM("replan"), now),
+		// Planned for 23:00 in Norway, then constrained near Amsterdam
+		// (the data the webhook has is all that changes between the two).
+		old: func() *computev1alpha1.CloudVM {
+			vm := scheduled(t, green, testVM("replan"), now)
+			amsterdam(vm)
+			return vm
+		}(),
 		vm: func() *computev1alpha1.CloudVM {
 			vm := scheduled(t, green, testVM("replan"), now)
+			amsterdam(vm)
 			vm.Annotations = map[string]string{computev1alpha1.AnnotationReplan: "1"}
 			return vm
 		}(),
 		at:   now.Add(time.Hour),
-		want: where{Replanned, "gcp", "asia-northeast1", "e2-standard-2", now.Add(time.Hour), now.Add(3 * time.Hour), true},
+		want: where{Replanned, "gcp", "europe-west4", "e2-standard-2", now.Add(time.Hour), now.Add(3 * time.Hour), true},
 	}, {
 		name:    "UPDATE of the spec of a running VM is refused",
 		planner: green,
 		op:      admissionv1.Update,
-		old:     scheduled(t, noForecast, testVM("running", running(computev1alpha1.PhaseRunning)), now),
-		vm: scheduled(t, noForecast, testVM("running", func(vm *computev1alpha1.CloudVM) {
+		old:     scheduled(t, noForecast, testVM("running", amsterdam, running(computev1alpha1.PhaseRunning)), now),
+		vm: scheduled(t, noForecast, testVM("running", amsterdam, func(vm *computev1alpha1.CloudVM) {
 			vm.Spec.CPU.Set(4)
 		}), now),
 		at:     now.Add(time.Minute),
@@ -207,23 +236,23 @@ func TestAdmit(t *testing.T) {
 		name:    "UPDATE of the spec after the start, before the controller saw it, is refused",
 		planner: green,
 		op:      admissionv1.Update,
-		old:     scheduled(t, noForecast, testVM("late", running(computev1alpha1.PhaseWaiting)), now),
-		vm: scheduled(t, noForecast, testVM("late", func(vm *computev1alpha1.CloudVM) {
+		old:     scheduled(t, noForecast, testVM("late", amsterdam, running(computev1alpha1.PhaseWaiting)), now),
+		vm: scheduled(t, noForecast, testVM("late", amsterdam, func(vm *computev1alpha1.CloudVM) {
 			vm.Spec.Residency = "EU"
 		}), now),
 		at:     now.Add(time.Minute),
-		denied: []string{"CloudVM default/late started at 2026-11-23T20:10:00Z on gcp/asia-northeast1 (it is now 2026-11-23T20:11:00Z), so its spec cannot change"},
+		denied: []string{"CloudVM default/late started at 2026-11-23T20:10:00Z on gcp/europe-west4 (it is now 2026-11-23T20:11:00Z), so its spec cannot change"},
 	}, {
 		name:    "a running VM being deleted may lose its finalizer",
 		planner: green,
 		op:      admissionv1.Update,
-		old:     scheduled(t, noForecast, testVM("deleting", running(computev1alpha1.PhaseRunning)), now),
-		vm: scheduled(t, noForecast, testVM("deleting", func(vm *computev1alpha1.CloudVM) {
+		old:     scheduled(t, noForecast, testVM("deleting", amsterdam, running(computev1alpha1.PhaseRunning)), now),
+		vm: scheduled(t, noForecast, testVM("deleting", amsterdam, func(vm *computev1alpha1.CloudVM) {
 			vm.DeletionTimestamp = &metav1.Time{Time: now}
 			vm.Spec.CPU.Set(8)
 		}), now),
 		at:   now.Add(time.Minute),
-		want: where{Kept, "gcp", "asia-northeast1", "e2-standard-2", now, now.Add(2 * time.Hour), true},
+		want: where{Kept, "gcp", "europe-west4", "e2-standard-2", now, now.Add(2 * time.Hour), true},
 	}, {
 		name:    "a pinned region the policies do not know",
 		planner: green,
@@ -276,7 +305,7 @@ func TestAdmit(t *testing.T) {
 			if res.Schedule == nil || res.Schedule.Explanation == nil || len(res.Schedule.Explanation.Steps) == 0 {
 				t.Fatalf("the decision has no explanation: %+v", res.Schedule)
 			}
-			if tc.op == admissionv1.Create && tc.vm.Spec.Pin == nil && len(tc.vm.Spec.Providers) == 0 {
+			if tc.op == admissionv1.Create && tc.vm.Spec.Pin == nil && len(tc.vm.Spec.Providers) == 0 && tc.vm.Spec.SSHPublicKey != "" {
 				// Every provider the policies allow reaches the scheduler.
 				steps := res.Schedule.Explanation.Steps
 				providers := map[string]bool{}
