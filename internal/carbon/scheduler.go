@@ -2,6 +2,7 @@ package carbon
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -68,6 +69,7 @@ type option struct {
 // candidateInfo is what the scheduler knows of one candidate.
 type candidateInfo struct {
 	series *zoneSeries
+	region string
 	watts  float64
 	// usable is false when the candidate has no forecast, or one of the
 	// signal left out.
@@ -100,11 +102,15 @@ func (s *Shifter) Plan(req Request, ledger *Ledger) (Plan, error) {
 
 	infos, notes := s.candidates(req, energy)
 	e := &evaluation{s: s, req: req, ledger: ledger, infos: infos, tol: max(tol, 0), earliest: earliest}
-	opts := e.options()
-	if len(opts) == 0 {
+	n, best := 0, math.Inf(1)
+	for o := range e.options {
+		n++
+		best = min(best, o.grams)
+	}
+	if n == 0 {
 		return e.withoutForecast(notes)
 	}
-	chosen, greenerFull, tie, ok := e.choose(opts)
+	chosen, greenerFull, tie, ok := e.choose(best)
 	if !ok {
 		p, err := e.unknownWithCapacity()
 		if err != nil {
@@ -113,7 +119,7 @@ func (s *Shifter) Plan(req Request, ledger *Ledger) (Plan, error) {
 		p.Fallback = joinNotes(append(notes, "every candidate with a forecast was full: the run starts at its earliest time in the cheapest region with room, without a forecast")...)
 		return p, nil
 	}
-	return e.plan(chosen, len(opts), greenerFull, tie, notes), nil
+	return e.plan(chosen, n, greenerFull, tie, notes), nil
 }
 
 // candidates resolves each candidate's forecast and power, and notes the
@@ -123,6 +129,7 @@ func (s *Shifter) candidates(req Request, energy EnergyModel) ([]candidateInfo, 
 	var average, marginal bool
 	for i, c := range req.Candidates {
 		infos[i].watts = energy.Watts(c.Provider, req.CPUMilli, req.MemoryBytes)
+		infos[i].region = RegionKey(c)
 		if z := s.Intensities.series(c.Zone); z != nil {
 			infos[i].series = z
 			average = average || z.signal == Average
@@ -161,8 +168,10 @@ type evaluation struct {
 	earliest time.Time
 }
 
-// options lists every usable candidate at every start.
-func (e *evaluation) options() []option {
+// options yields every usable candidate at every start, computing each
+// option's emissions from the zone's running integral: two look-ups, no
+// allocation, so a decision may go over the options more than once.
+func (e *evaluation) options(yield func(option) bool) {
 	start := e.earliest.Unix()
 	dur := int64(e.req.Duration / time.Second)
 	latest := start
@@ -170,7 +179,6 @@ func (e *evaluation) options() []option {
 		latest = e.req.Deadline.Unix() - dur
 	}
 	first := Hour(e.earliest).Unix() + 3600
-	var opts []option
 	for i, info := range e.infos {
 		if !info.usable {
 			continue
@@ -178,40 +186,34 @@ func (e *evaluation) options() []option {
 		z := info.series
 		lastKnown := z.start + int64(len(z.points)-1)*3600
 		kw := info.watts / 1000
-		add := func(t int64) {
+		for t := start; t <= latest && (t == start || t <= lastKnown); {
 			v, unknown := z.integral(t, t+dur)
-			opts = append(opts, option{cand: i, start: t, grams: kw * v, unknown: unknown})
-		}
-		if opts == nil {
-			n := len(e.infos) * int(max(min(latest, lastKnown)-start, 0)/3600+1)
-			opts = make([]option, 0, min(n, 1<<16))
-		}
-		add(start)
-		for t := first; t <= latest && t <= lastKnown; t += 3600 {
-			add(t)
+			if !yield(option{cand: i, start: t, grams: kw * v, unknown: unknown}) {
+				return
+			}
+			if t == start {
+				t = first
+			} else {
+				t += 3600
+			}
 		}
 	}
-	return opts
 }
 
-// choose returns the chosen option, how many options emitting less were
-// full, whether it won a near-tie on load, and false when none is feasible.
-func (e *evaluation) choose(opts []option) (option, int, bool, bool) {
-	best := math.Inf(1)
-	for _, o := range opts {
-		best = min(best, o.grams)
-	}
-	if o, tie, ok := e.bestOf(opts, best); ok {
+// choose returns the chosen option given the least emissions of all, how
+// many options emitting less were full, whether it won a near-tie on load,
+// and false when none is feasible.
+func (e *evaluation) choose(best float64) (option, int, bool, bool) {
+	if o, tie, ok := e.bestOf(e.options, best); ok {
 		return o, 0, tie, true
 	}
 	// The greenest options are full: walk the rest, least emissions first.
-	sorted := slices.Clone(opts)
-	slices.SortFunc(sorted, func(a, b option) int { return compareOptions(a, b) })
+	sorted := slices.SortedFunc(e.options, compareOptions)
 	for k, o := range sorted {
 		if !e.feasible(o) {
 			continue
 		}
-		if c, tie, ok := e.bestOf(sorted[k:], o.grams); ok {
+		if c, tie, ok := e.bestOf(slices.Values(sorted[k:]), o.grams); ok {
 			return c, k, tie, true
 		}
 	}
@@ -220,12 +222,12 @@ func (e *evaluation) choose(opts []option) (option, int, bool, bool) {
 
 // bestOf returns the feasible near-tie of best with the least load, and
 // whether more than one near-tie was feasible.
-func (e *evaluation) bestOf(opts []option, best float64) (option, bool, bool) {
+func (e *evaluation) bestOf(opts iter.Seq[option], best float64) (option, bool, bool) {
 	limit := best + math.Abs(best)*e.tol
 	var chosen option
 	var chosenLoad load
 	var n int
-	for _, o := range opts {
+	for o := range opts {
 		if o.grams > limit {
 			continue
 		}
@@ -275,7 +277,7 @@ func (l load) less(o load) bool {
 // load returns the region's peak load over the option's run, and false when
 // an hour would exceed the region's capacity.
 func (e *evaluation) load(o option) (load, bool) {
-	region := RegionKey(e.req.Candidates[o.cand])
+	region := e.infos[o.cand].region
 	r := Reservation{Start: time.Unix(o.start, 0), End: time.Unix(o.start, 0).Add(e.req.Duration)}
 	first, last := r.hours()
 	var peak load
