@@ -58,6 +58,17 @@ type ClusterSpec struct {
 	// +kubebuilder:validation:Pattern=`^[A-Z]{2}(-[A-Z0-9]+)*$`
 	GridZone string `json:"gridZone,omitempty"`
 
+	// jurisdiction is the legal jurisdiction whose data-protection law
+	// governs the cluster's data, as an ISO 3166-1 alpha-2 country code
+	// ("DE", "US"), optionally with a subdivision ("US-CA"), or "EU" for
+	// the European Union. Workloads with spec.placement.residency go only
+	// to clusters in the jurisdictions they list; a cluster without one is
+	// not eligible for them.
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:Pattern=`^[A-Z]{2}(-[A-Z0-9]{1,3})?$`
+	Jurisdiction string `json:"jurisdiction,omitempty"`
+
 	// coordinates of the cluster, for distance-based policies and maps.
 	// +optional
 	Coordinates *Coordinates `json:"coordinates,omitempty"`

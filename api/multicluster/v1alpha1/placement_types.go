@@ -6,7 +6,7 @@ import (
 )
 
 // PlacementPolicy names how clusters are ranked.
-// +kubebuilder:validation:Enum=ClusterAffinity;WorstFit;BestFit;TrafficAware
+// +kubebuilder:validation:Enum=ClusterAffinity;WorstFit;BestFit;TrafficAware;Carbon
 type PlacementPolicy string
 
 // The placement policies of seed 001.
@@ -20,6 +20,9 @@ const (
 	// TrafficAware prefers the clusters that receive the most traffic for
 	// the workload.
 	TrafficAware PlacementPolicy = "TrafficAware"
+	// Carbon prefers the clusters whose electricity grid (spec.gridZone)
+	// has the lowest carbon intensity now and over the next hours.
+	Carbon PlacementPolicy = "Carbon"
 )
 
 // SubstitutionPolicy names how substitute clusters are chosen.
@@ -43,6 +46,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.policy) || self.policy != 'ClusterAffinity' || (has(self.locations) && size(self.locations) > 0)",message="policy ClusterAffinity needs at least one cluster in locations",fieldPath=".locations"
 // +kubebuilder:validation:XValidation:rule="!has(self.numberOfLocations) || !has(self.locations) || size(self.locations) == 0 || self.numberOfLocations <= size(self.locations) || (has(self.substitution) && self.substitution.enabled)",message="numberOfLocations exceeds the number of locations and substitution is not enabled",fieldPath=".numberOfLocations"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyLimit) || has(self.latencyLimit.origin) || (has(self.locations) && size(self.locations) > 0)",message="latencyLimit needs an origin: set latencyLimit.origin or at least one cluster in locations",fieldPath=".latencyLimit"
 type Placement struct {
 	// policy ranks the candidate clusters. It defaults to ClusterAffinity
 	// when locations are given and to WorstFit otherwise.
@@ -83,11 +87,48 @@ type Placement struct {
 	// +optional
 	Bursting *Bursting `json:"bursting,omitempty"`
 
+	// latencyLimit rules out the clusters farther than a round-trip time
+	// from an origin cluster.
+	// +optional
+	LatencyLimit *LatencyLimit `json:"latencyLimit,omitempty"`
+
+	// residency keeps the workload in clusters of the listed legal
+	// jurisdictions (Cluster spec.jurisdiction).
+	// +optional
+	Residency *Residency `json:"residency,omitempty"`
+
 	// traffic says how to read the traffic each cluster receives for the
 	// workload, for the TrafficAware policy. Unset fields take the
 	// controller's defaults (--traffic-query, --traffic-cluster-label).
 	// +optional
 	Traffic *TrafficSource `json:"traffic,omitempty"`
+}
+
+// LatencyLimit bounds the round-trip time from an origin cluster.
+type LatencyLimit struct {
+	// origin is the Cluster the round-trip times are measured from. It
+	// defaults to the first of locations.
+	// +optional
+	Origin ClusterName `json:"origin,omitempty"`
+
+	// maxRTT is the largest round-trip time allowed, for example "50ms". A
+	// cluster whose round-trip time from the origin is unknown is ruled out.
+	// +required
+	MaxRTT metav1.Duration `json:"maxRTT"`
+}
+
+// Residency lists the legal jurisdictions a workload's data may be in.
+type Residency struct {
+	// jurisdictions are ISO 3166-1 alpha-2 country codes, optionally with a
+	// subdivision ("US-CA"), or "EU"; a cluster is eligible when its
+	// spec.jurisdiction is one of them, or is a country of the EU and "EU"
+	// is listed.
+	// +required
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[A-Z]{2}(-[A-Z0-9]{1,3})?$`
+	Jurisdictions []string `json:"jurisdictions"`
 }
 
 // TrafficSource is a Prometheus query for the traffic a workload receives,
