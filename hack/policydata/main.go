@@ -324,6 +324,8 @@ func instances() error {
 		Source       string                        `json:"source"`
 		Sizes        map[string]size               `json:"sizes"`
 		PricePerHour map[string]map[string]float64 `json:"pricePerHour"`
+		Order        []string                      `json:"order"`
+		OrderIn      map[string][]string           `json:"orderIn,omitempty"`
 	}
 	out := map[string]provider{}
 	for r := range providers["gcp"] {
@@ -362,11 +364,68 @@ func instances() error {
 		out[p] = pr
 	}
 	for p := range providers {
-		if _, ok := out[p]; !ok {
+		pr, ok := out[p]
+		if !ok {
 			return fmt.Errorf("provider %s has regions but no instance sizes", p)
 		}
+		pr.Order, pr.OrderIn = orders(pr.Sizes, pr.PricePerHour)
+		out[p] = pr
 	}
 	return writeJSON(instancesPath, out)
+}
+
+// orders ranks a provider's sizes in every region, cheapest first (then
+// fewer mCPU, less memory, name), so that the policies pick a VM's size as
+// the first one in the rank that fits, once per provider, instead of
+// comparing every size in every region. order is the rank most regions
+// share; orderIn holds the rank of each region whose prices rank the sizes
+// otherwise.
+func orders(sizes map[string]size, prices map[string]map[string]float64) ([]string, map[string][]string) {
+	rank := func(region string) []string {
+		names := make([]string, 0, len(sizes))
+		for n := range sizes {
+			names = append(names, n)
+		}
+		p := prices[region]
+		sort.Slice(names, func(i, j int) bool {
+			a, b := names[i], names[j]
+			switch {
+			case p[a] != p[b]:
+				return p[a] < p[b]
+			case sizes[a].CPUMilli != sizes[b].CPUMilli:
+				return sizes[a].CPUMilli < sizes[b].CPUMilli
+			case sizes[a].MemoryMiB != sizes[b].MemoryMiB:
+				return sizes[a].MemoryMiB < sizes[b].MemoryMiB
+			}
+			return a < b
+		})
+		return names
+	}
+	regions := make([]string, 0, len(prices))
+	for r := range prices {
+		regions = append(regions, r)
+	}
+	sort.Strings(regions)
+	ranks := map[string][]string{}
+	count := map[string]int{}
+	for _, r := range regions {
+		ranks[r] = rank(r)
+		count[strings.Join(ranks[r], ",")]++
+	}
+	var common string
+	for _, r := range regions {
+		if k := strings.Join(ranks[r], ","); count[k] > count[common] {
+			common = k
+		}
+	}
+	order := strings.Split(common, ",")
+	orderIn := map[string][]string{}
+	for _, r := range regions {
+		if strings.Join(ranks[r], ",") != common {
+			orderIn[r] = ranks[r]
+		}
+	}
+	return order, orderIn
 }
 
 func writeJSON(path string, v any) error {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,41 +35,137 @@ type Decision struct {
 
 // decisionLog writes decisions as JSON lines to w (when set) and keeps the
 // most recent ones in a ring.
+//
+// Writing is off the evaluation path's lock: a decision's line is encoded
+// without the lock, appended to pending under it, and written by at most one
+// caller at a time, outside it. The caller that finds no write under way
+// writes every line pending, including those that arrive while it writes,
+// before it returns; the others return at once. So no caller waits for
+// another's I/O, no line is dropped, lines keep their order, and a caller
+// that evaluates alone has its line written when it returns.
 type decisionLog struct {
-	mu       sync.Mutex
+	mu   sync.Mutex
+	ring []Decision
+	next int
+	full bool
+
 	w        io.Writer
-	ring     []Decision
-	next     int
-	full     bool
+	pending  []byte
+	spare    []byte
+	writing  bool
+	idle     *sync.Cond // signalled when writing ends
 	failures int
 }
 
 func newDecisionLog(w io.Writer, size int) *decisionLog {
-	return &decisionLog{w: w, ring: make([]Decision, size)}
+	l := &decisionLog{w: w, ring: make([]Decision, size)}
+	l.idle = sync.NewCond(&l.mu)
+	return l
 }
 
-func (l *decisionLog) record(d Decision, logger logr.Logger) {
-	var line []byte
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8192); return &b }}
+
+// record logs d. valid says that d's input and result are known to be
+// valid JSON (the engine decoded the one and wrote the other), so they need
+// not be checked again.
+func (l *decisionLog) record(d Decision, valid bool, logger logr.Logger) {
+	var line *[]byte
 	if l.w != nil {
-		b, err := json.Marshal(d)
+		line = lineBuffers.Get().(*[]byte)
+		b, err := appendDecision((*line)[:0], d, valid)
 		if err != nil {
 			logger.Error(err, "Failed to encode a policy decision", "decisionID", d.ID)
 		}
-		line = append(b, '\n')
+		*line = append(b, '\n')
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.ring[l.next] = d
 	l.next = (l.next + 1) % len(l.ring)
 	l.full = l.full || l.next == 0
-	if line != nil {
-		if _, err := l.w.Write(line); err != nil {
+	if line == nil {
+		l.mu.Unlock()
+		return
+	}
+	l.pending = append(l.pending, *line...)
+	lineBuffers.Put(line)
+	if l.writing {
+		l.mu.Unlock()
+		return
+	}
+	l.writing = true
+	for len(l.pending) > 0 {
+		buf := l.pending
+		l.pending = l.spare[:0]
+		l.mu.Unlock()
+		_, err := l.w.Write(buf)
+		l.mu.Lock()
+		l.spare = buf
+		if err != nil {
 			// One line per failure would flood the log when the disk is full.
 			if l.failures++; l.failures == 1 || l.failures%1000 == 0 {
 				logger.Error(err, "Failed to write to the policy decision log", "failures", l.failures)
 			}
 		}
 	}
+	l.writing = false
+	l.idle.Broadcast()
+	l.mu.Unlock()
+}
+
+// flush waits until every line recorded so far is written.
+func (l *decisionLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.writing {
+		l.idle.Wait()
+	}
+}
+
+// appendDecision appends d as one line of JSON, as json.Marshal writes it.
+// The input and result are copied as they are when they are valid JSON on
+// one line (the engine's own encodings are); any other is encoded by
+// encoding/json, which validates and compacts it.
+func appendDecision(b []byte, d Decision, valid bool) ([]byte, error) {
+	if !oneLine(d.Input, valid) || !oneLine(d.Result, valid) {
+		line, err := json.Marshal(d)
+		return append(b, line...), err
+	}
+	b = append(b, `{"decisionID":`...)
+	b = appendString(b, d.ID)
+	b = append(b, `,"time":"`...)
+	b = d.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","revision":`...)
+	b = appendString(b, d.Revision)
+	b = append(b, `,"query":`...)
+	b = appendString(b, d.Query)
+	b = append(b, `,"input":`...)
+	if len(d.Input) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, d.Input...)
+	}
+	if len(d.Result) > 0 {
+		b = append(b, `,"result":`...)
+		b = append(b, d.Result...)
+	}
+	if d.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendString(b, d.Error)
+	}
+	return append(b, '}'), nil
+}
+
+// oneLine reports whether raw is empty or valid JSON (known to be when
+// valid is set) without a line break, so that it can be copied into a JSON
+// line as it is.
+func oneLine(raw json.RawMessage, valid bool) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+		return false
+	}
+	return valid || json.Valid(raw)
 }
 
 func (l *decisionLog) list() []Decision {

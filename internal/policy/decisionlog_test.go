@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -145,4 +149,97 @@ func decode(t *testing.T, raw json.RawMessage) any {
 		t.Fatalf("failed to decode %s: %v", raw, err)
 	}
 	return v
+}
+
+// TestDecisionLine checks that a decision's line is one line of JSON that
+// reads as what json.Marshal writes, for the engine's own encodings and for
+// inputs it must validate and compact.
+func TestDecisionLine(t *testing.T) {
+	at := time.Date(2026, 11, 23, 21, 40, 0, 123456789, time.UTC)
+	tests := []struct {
+		name  string
+		d     Decision
+		valid bool
+	}{
+		{name: "result", valid: true, d: Decision{ID: "1", Time: at, Revision: "r\"1", Query: VMQuery,
+			Input: json.RawMessage(`{"name":"ns/a","cpuMilli":2000}`), Result: json.RawMessage(`{"candidates":[],"x":"é\u2028"}`)}},
+		{name: "error", valid: false, d: Decision{ID: "2", Time: at, Revision: "r1", Query: "data.x",
+			Input: json.RawMessage(`{"a": 1}`), Error: "failed: \"x\"\n"}},
+		{name: "input on several lines", valid: true, d: Decision{ID: "3", Time: at, Revision: "r1", Query: "data.x",
+			Input: json.RawMessage("{\n  \"a\": 1\n}"), Result: json.RawMessage(`true`)}},
+		{name: "no input", valid: false, d: Decision{ID: "4", Time: at, Revision: "r1", Query: "data.x", Error: "e"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(tc.d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendDecision(nil, tc.d, tc.valid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.ContainsAny(got, "\r\n") {
+				t.Errorf("line has a line break: %s", got)
+			}
+			if diff := cmp.Diff(decode(t, want), decode(t, got)); diff != "" {
+				t.Errorf("line (-json.Marshal +appendDecision):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecisionLogConcurrent records from many goroutines into a writer
+// that is slow: every line is written once, whole, and Close waits for them.
+func TestDecisionLogConcurrent(t *testing.T) {
+	w := &slowWriter{}
+	l := newDecisionLog(w, 4)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				l.record(Decision{ID: fmt.Sprintf("%d-%d", g, i), Input: json.RawMessage(`{}`)}, true, logr.Discard())
+			}
+		}()
+	}
+	wg.Wait()
+	l.flush()
+	got, err := ReadDecisions(bytes.NewReader(w.bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, d := range got {
+		if seen[d.ID] {
+			t.Errorf("decision %s written twice", d.ID)
+		}
+		seen[d.ID] = true
+	}
+	if len(seen) != writers*each {
+		t.Errorf("%d decisions written, want %d", len(seen), writers*each)
+	}
+}
+
+// slowWriter takes a while for every write and fails on concurrent ones.
+type slowWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	if !w.mu.TryLock() {
+		return 0, errors.New("concurrent write")
+	}
+	defer w.mu.Unlock()
+	time.Sleep(time.Millisecond)
+	return w.buf.Write(p)
+}
+
+func (w *slowWriter) bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]byte(nil), w.buf.Bytes()...)
 }

@@ -163,8 +163,10 @@ func New(ctx context.Context, opts Options, options ...Option) (*Engine, error) 
 	return e, nil
 }
 
-// Close closes the decision log file the engine opened.
+// Close waits for the decision log's pending lines to be written and closes
+// the decision log file the engine opened.
 func (e *Engine) Close() error {
+	e.log.flush()
 	if e.closer == nil {
 		return nil
 	}
@@ -272,19 +274,31 @@ func (e *Engine) Revision() string { return e.current.Load().name }
 // query's first value as JSON. A query without a result returns the logged
 // decision and ErrUndefined.
 func (e *Engine) Eval(ctx context.Context, query string, input any) (Decision, error) {
-	return e.evaluate(ctx, query, input, nil)
+	raw, err := marshalInput(input)
+	if err != nil {
+		return e.evaluate(ctx, query, nil, nil, err, nil)
+	}
+	return e.evaluate(ctx, query, raw, nil, nil, nil)
 }
 
-// evaluate is Eval with an outcome for the metrics read from the result
-// (nil: "ok").
-func (e *Engine) evaluate(ctx context.Context, query string, input any, outcome func(json.RawMessage) string) (Decision, error) {
+// evaluate evaluates query with the input raw (as JSON) on the current
+// revision and logs the decision; parsed, when set, is raw as a Rego value,
+// so that it is not decoded again. outcome reads the metrics' outcome from
+// the result (nil: "ok"). inputErr is why the input could not be encoded.
+func (e *Engine) evaluate(ctx context.Context, query string, raw json.RawMessage, parsed ast.Value, inputErr error, outcome func(json.RawMessage) string) (Decision, error) {
 	start := time.Now()
 	r := e.current.Load()
-	d := Decision{ID: newID(), Time: e.now(), Revision: r.name, Query: query}
-	raw, err := marshalInput(input)
+	d := Decision{ID: newID(), Time: e.now(), Revision: r.name, Query: query, Input: raw}
+	err := inputErr
+	valid := false // whether raw is known to be valid JSON
 	if err == nil {
-		d.Input = raw
-		d.Result, err = evalOn(ctx, r, query, raw)
+		if parsed == nil {
+			parsed, err = parseInput(query, raw)
+		}
+		if err == nil {
+			valid = true
+			d.Result, err = evalValue(ctx, r, query, parsed)
+		}
 	}
 	e.metrics.duration.WithLabelValues(query).Observe(time.Since(start).Seconds())
 	out := "ok"
@@ -300,16 +314,21 @@ func (e *Engine) evaluate(ctx context.Context, query string, input any, outcome 
 	if err != nil {
 		d.Error = err.Error()
 	}
-	e.log.record(d, e.logger)
+	e.log.record(d, valid, e.logger)
 	return d, err
 }
 
 // evalOn evaluates query with the JSON input on revision r.
 func evalOn(ctx context.Context, r *revision, query string, input json.RawMessage) (json.RawMessage, error) {
-	pq, err := r.prepared(ctx, query)
+	v, err := parseInput(query, input)
 	if err != nil {
 		return nil, err
 	}
+	return evalValue(ctx, r, query, v)
+}
+
+// parseInput decodes a JSON input into the Rego value OPA evaluates.
+func parseInput(query string, input json.RawMessage) (ast.Value, error) {
 	var doc any
 	if err := util.UnmarshalJSON(input, &doc); err != nil {
 		return nil, fmt.Errorf("failed to read the input of query %q: %w", query, err)
@@ -318,16 +337,26 @@ func evalOn(ctx context.Context, r *revision, query string, input json.RawMessag
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert the input of query %q: %w", query, err)
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(v))
+	return v, nil
+}
+
+// evalValue evaluates query with input on revision r, on the query prepared
+// once per revision, and returns its first value as JSON.
+func evalValue(ctx context.Context, r *revision, query string, input ast.Value) (json.RawMessage, error) {
+	pq, err := r.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rawJSON)
 	if err != nil {
 		return nil, fmt.Errorf("failed to evaluate %q on bundle revision %q: %w", query, r.name, err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("%w: %q on bundle revision %q", ErrUndefined, query, r.name)
 	}
-	out, err := json.Marshal(rs[0].Expressions[0].Value)
-	if err != nil {
-		return nil, fmt.Errorf("failed to encode the result of %q: %w", query, err)
+	out, ok := rs[0].Expressions[0].Value.(json.RawMessage)
+	if !ok {
+		return nil, fmt.Errorf("failed to encode the result of %q: got a %T", query, rs[0].Expressions[0].Value)
 	}
 	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/meridian-dev/meridian/internal/carbon"
 )
 
@@ -27,7 +29,12 @@ type vmDocument struct {
 // decision's Removed says why each region went.
 func (e *Engine) VM(ctx context.Context, in VMInput) (VMDecision, error) {
 	var doc vmDocument
-	d, err := e.evaluate(ctx, VMQuery, in, func(result json.RawMessage) string {
+	raw, inputErr := json.Marshal(in)
+	var parsed ast.Value
+	if inputErr == nil {
+		parsed = vmInputValue(in)
+	}
+	d, err := e.evaluate(ctx, VMQuery, raw, parsed, inputErr, func(result json.RawMessage) string {
 		if err := json.Unmarshal(result, &doc); err != nil {
 			return "error"
 		}

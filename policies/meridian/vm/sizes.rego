@@ -4,8 +4,9 @@
 # price list for the region (data.meridian.clouds.instances).
 #
 # instances[p] = {verified, source, sizes: {name: {cpuMilli, memoryMiB}},
-# pricePerHour: {region: {name: price}}}; verified is false when the prices
-# were not taken from a recorded source (SOURCES.md).
+# pricePerHour: {region: {name: price}}, order: [name], orderIn: {region:
+# [name]}}; verified is false when the prices were not taken from a recorded
+# source (SOURCES.md); order and orderIn rank the sizes by price.
 package meridian.vm.sizes
 
 import data.meridian.clouds.instances
@@ -20,14 +21,26 @@ fitting := {p: sizes |
 	count(sizes) > 0
 }
 
-# offer(p, r) is the size the VM gets in provider p's region r: the cheapest
-# fitting one there, with its price and whether that price is verified.
+# first(p, rank) is the first size in rank that fits the VM. A provider's
+# rank orders its sizes by price in a region, cheapest first, then by fewer
+# mCPU and less memory (hack/policydata writes it; a data test checks it
+# against the prices): its first fitting size is the region's cheapest.
+first(p, rank) := rank[min({i | some i, n in rank; fitting[p][n]})]
+
+# pick[p] is provider p's size in every region that ranks its sizes in the
+# provider's common order: found once per provider, not once per region.
+pick := {p: first(p, instances[p].order) | some p, _ in fitting}
+
+# chosen(p, r) is provider p's size for the VM in region r.
+chosen(p, r) := first(p, rank) if {
+	rank := instances[p].orderIn[r]
+} else := pick[p]
+
+# offer(p, r) is the size the VM gets in provider p's region r, with its
+# price there and whether that price is verified.
 offer(p, r) := o if {
-	prices := instances[p].pricePerHour[r]
-	options := {[prices[n], s[0], s[1], n] | some n, s in fitting[p]}
-	count(options) > 0
-	best := min(options)
-	o := {"name": best[3], "pricePerHour": best[0], "verified": object.get(instances[p], "verified", false)}
+	n := chosen(p, r)
+	o := {"name": n, "pricePerHour": instances[p].pricePerHour[r][n], "verified": object.get(instances[p], "verified", false)}
 }
 
 # cheapest["provider/region"] is offer for every region, for queries that

@@ -44,16 +44,20 @@ fixture_instances := {
 			"uksouth": {"big": 0.4, "small": 0.1, "small-cheaper": 0.12},
 			"eastus": {"big": 0.4, "small": 0.1, "small-cheaper": 0.09},
 		},
+		"order": ["small-cheaper", "small", "big"],
+		"orderIn": {"uksouth": ["small", "small-cheaper", "big"]},
 	},
 	"aws": {
 		"verified": true,
 		"sizes": {"m": {"cpuMilli": 2000, "memoryMiB": 8192}},
 		"pricePerHour": {"eu-west-1": {"m": 0.11}, "us-east-1": {"m": 0.1}},
+		"order": ["m"],
 	},
 	"gcp": {
 		"verified": true,
 		"sizes": {"e": {"cpuMilli": 4000, "memoryMiB": 16384}},
 		"pricePerHour": {"europe-west4": {"e": 0.13}, "nowhere1": {"e": 0.13}},
+		"order": ["e"],
 	},
 }
 
@@ -241,6 +245,28 @@ test_data_every_size_has_a_price_in_every_region if {
 		not clouds.instances[p].pricePerHour[r][n] > 0
 	}
 	missing == set()
+}
+
+# rank(p, r) is the rank of provider p's sizes in region r, as the policy reads it.
+rank(p, r) := object.get(clouds.instances[p], ["orderIn", r], clouds.instances[p].order)
+
+test_data_size_ranks_follow_the_prices if {
+	wrong := {[p, r, i] |
+		some p, info in clouds.instances
+		some r, prices in info.pricePerHour
+		ord := rank(p, r)
+		count(ord) == count(info.sizes)
+		some i in numbers.range(1, count(ord) - 1)
+		a := ord[i - 1]
+		b := ord[i]
+		[prices[a], info.sizes[a].cpuMilli, info.sizes[a].memoryMiB, a] > [prices[b], info.sizes[b].cpuMilli, info.sizes[b].memoryMiB, b]
+	}
+	wrong == set()
+	every p, info in clouds.instances {
+		every r, _ in info.pricePerHour {
+			{n | some n in rank(p, r)} == {n | some n, _ in info.sizes}
+		}
+	}
 }
 
 test_data_prices_say_whether_they_are_verified if {
