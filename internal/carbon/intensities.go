@@ -264,3 +264,11 @@ func floorDiv(a, b int64) int64 {
 	}
 	return q
 }
+
+// GramsPerKWh returns the intensity of the zone's hour that holds t, and
+// false when the snapshot holds no point for it; it makes Intensities a
+// placement.CarbonIntensity.
+func (in *Intensities) GramsPerKWh(zone string, t time.Time) (float64, bool) {
+	p, ok := in.At(zone, t)
+	return p.GramsPerKWh, ok
+}

@@ -26,6 +26,24 @@ type ClusterInfo struct {
 	flags   []uint8
 	anyFlag bool
 	maxFree Resources
+	// latency is the snapshot's matrix, for LatencyFrom.
+	latency Latency
+}
+
+// LatencyFrom returns the round-trip time between the cluster and origin
+// (see Latency.Between), so that a filter, which sees one cluster, can
+// bound it.
+func (c *ClusterInfo) LatencyFrom(origin string) (time.Duration, bool) {
+	return c.latency.Between(c.Name, origin)
+}
+
+// CarbonIntensity reads grid zones' hourly carbon intensity in grams of
+// CO2-equivalent per kWh, now and forecast; *carbon.Intensities is one. It
+// must be safe for concurrent reads.
+type CarbonIntensity interface {
+	// GramsPerKWh returns the intensity of the zone's hour that holds t,
+	// and false when it is not known.
+	GramsPerKWh(zone string, t time.Time) (float64, bool)
 }
 
 // Snapshot is the state of all member clusters that one decision reads. The
@@ -42,6 +60,10 @@ type Snapshot struct {
 	// Traffic is, per workload key, the traffic each cluster receives (for
 	// example requests per second); missing means none.
 	Traffic map[string]map[string]float64
+	// Carbon, when set, is the grid zones' carbon intensity, read from
+	// CarbonAt (the time of the decision) on; set both after NewSnapshot.
+	Carbon   CarbonIntensity
+	CarbonAt time.Time
 
 	// peak is, per workload key, the cluster that receives the most traffic.
 	peak map[string]string
@@ -62,6 +84,7 @@ func NewSnapshot(clusters []Cluster, latency Latency, traffic map[string]map[str
 	for i := range clusters {
 		c := &infos[i]
 		c.Cluster = clusters[i]
+		c.latency = latency
 		c.Free = make([]Resources, len(c.Nodes))
 		for j := range c.Nodes {
 			c.Free[j] = subtract(c.Nodes[j].Allocatable, c.Nodes[j].Requested)

@@ -47,6 +47,9 @@ type Cluster struct {
 	Zone     string
 	Provider string
 	GridZone string
+	// Jurisdiction is the legal jurisdiction of the cluster's data (an ISO
+	// 3166 code or "EU"), for the residency filter.
+	Jurisdiction string
 	// Cloud marks a cloud (burst) cluster: used last, and released first.
 	Cloud bool
 	// Ready is false when the member does not answer; such a cluster is
@@ -79,6 +82,9 @@ const (
 	PolicyWorstFit        Policy = "WorstFit"
 	PolicyBestFit         Policy = "BestFit"
 	PolicyTrafficAware    Policy = "TrafficAware"
+	// PolicyCarbon prefers the clusters whose grid zone has the lowest
+	// carbon intensity now and over the next hours (Snapshot.Carbon).
+	PolicyCarbon Policy = "Carbon"
 )
 
 // Workload is one MultiClusterDeployment or MultiClusterJob to place.
@@ -117,4 +123,13 @@ type Workload struct {
 	// grace period, for reasons the snapshot may not show, such as pod
 	// affinity). They keep their Current replicas but get no more.
 	Full map[string]bool
+	// MaxLatency, when positive, rules out the clusters whose round-trip
+	// time from LatencyOrigin is longer or unknown.
+	MaxLatency time.Duration
+	// LatencyOrigin is the cluster MaxLatency is measured from; the first
+	// of Locations when empty.
+	LatencyOrigin string
+	// Jurisdictions, when not empty, are the only legal jurisdictions the
+	// workload may run in (see Cluster.Jurisdiction).
+	Jurisdictions []string
 }

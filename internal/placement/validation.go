@@ -9,10 +9,10 @@ import (
 )
 
 // knownPolicies are the policies a workload and a profile may name.
-var knownPolicies = []Policy{PolicyClusterAffinity, PolicyWorstFit, PolicyBestFit, PolicyTrafficAware}
+var knownPolicies = []Policy{PolicyClusterAffinity, PolicyWorstFit, PolicyBestFit, PolicyTrafficAware, PolicyCarbon}
 
-// Policies returns the placement policies of seed 001, in the order the
-// paper introduces them.
+// Policies returns the placement policies: seed 001's, in the order the
+// paper introduces them, then Carbon (issue 12).
 func Policies() []Policy { return slices.Clone(knownPolicies) }
 
 // Validate checks the workload and returns an error wrapping
@@ -51,6 +51,17 @@ func (w *Workload) Validate() error {
 	}
 	if w.NumberOfLocations < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("numberOfLocations"), w.NumberOfLocations, "must be greater than or equal to 0 (0 means as few clusters as possible)"))
+	}
+	switch {
+	case w.MaxLatency < 0:
+		errs = append(errs, field.Invalid(field.NewPath("maxLatency"), w.MaxLatency.String(), "must be greater than or equal to 0 (0 means no limit)"))
+	case w.MaxLatency > 0 && w.LatencyOrigin == "" && len(w.Locations) == 0:
+		errs = append(errs, field.Required(field.NewPath("latencyOrigin"), "a latency limit needs an origin cluster, or at least one cluster in locations"))
+	}
+	for i, j := range w.Jurisdictions {
+		if j == "" {
+			errs = append(errs, field.Required(field.NewPath("jurisdictions").Index(i), "must name a jurisdiction, e.g. DE or EU"))
+		}
 	}
 	for _, n := range w.Current {
 		if n < 0 {
