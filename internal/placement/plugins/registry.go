@@ -4,11 +4,14 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/affinity"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/bestfit"
+	"github.com/meridian-dev/meridian/internal/placement/plugins/carbon"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/clusterselector"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/fit"
+	"github.com/meridian-dev/meridian/internal/placement/plugins/latencylimit"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/locations"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/nearestfirst"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/ready"
+	"github.com/meridian-dev/meridian/internal/placement/plugins/residency"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/taints"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/trafficaware"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/worstfit"
@@ -31,6 +34,8 @@ func NewRegistry() placement.Registry {
 		locations.Name:       locations.New,
 		clusterselector.Name: clusterselector.New,
 		taints.Name:          taints.New,
+		latencylimit.Name:    latencylimit.New,
+		residency.Name:       residency.New,
 		fit.Name:             fit.New,
 		// Scores.
 		affinity.Name:     affinity.New,
@@ -38,14 +43,17 @@ func NewRegistry() placement.Registry {
 		bestfit.Name:      bestfit.New,
 		trafficaware.Name: trafficaware.New,
 		nearestfirst.Name: nearestfirst.New,
+		carbon.Name:       carbon.New,
 	}
 }
 
 // filters are the filters of every profile, cheapest first; fit, which
-// looks at nodes, runs last.
-var filters = []string{ready.Name, locations.Name, clusterselector.Name, taints.Name, fit.Name}
+// looks at nodes, runs last. The latency limit and residency filters pass
+// every cluster for a workload that sets neither.
+var filters = []string{ready.Name, locations.Name, clusterselector.Name, taints.Name, latencylimit.Name, residency.Name, fit.Name}
 
-// Profiles returns one profile per placement policy of seed 001.
+// Profiles returns one profile per placement policy: seed 001's, and
+// Carbon (issue 12), which ranks by the grid's carbon intensity.
 func Profiles() []placement.Profile {
 	profile := func(p placement.Policy, primary string) placement.Profile {
 		return placement.Profile{
@@ -65,6 +73,7 @@ func Profiles() []placement.Profile {
 		profile(placement.PolicyWorstFit, worstfit.Name),
 		profile(placement.PolicyBestFit, bestfit.Name),
 		trafficAware,
+		profile(placement.PolicyCarbon, carbon.Name),
 	}
 }
 
