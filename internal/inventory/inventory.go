@@ -232,10 +232,12 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 			Zone:     c.Spec.Zone,
 			Provider: c.Spec.Provider,
 			GridZone: c.Spec.GridZone,
-			Cloud:    c.Spec.Cloud,
-			Ready:    ready,
-			Taints:   c.Spec.Taints,
-			Prices:   prices(c.Spec.Prices),
+			// Jurisdiction keys the residency filter.
+			Jurisdiction: c.Spec.Jurisdiction,
+			Cloud:        c.Spec.Cloud,
+			Ready:        ready,
+			Taints:       c.Spec.Taints,
+			Prices:       prices(c.Spec.Prices),
 		},
 		latencies: map[string]time.Duration{},
 	}

@@ -38,6 +38,13 @@ func New(key string, kind placement.WorkloadKind, replicas int32, spec *corev1.P
 	if pl.NumberOfLocations != nil {
 		w.NumberOfLocations = *pl.NumberOfLocations
 	}
+	if pl.LatencyLimit != nil {
+		w.MaxLatency = pl.LatencyLimit.MaxRTT.Duration
+		w.LatencyOrigin = string(pl.LatencyLimit.Origin)
+	}
+	if pl.Residency != nil {
+		w.Jurisdictions = append([]string(nil), pl.Residency.Jurisdictions...)
+	}
 	if pl.ClusterSelector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(pl.ClusterSelector)
 		if err != nil {

@@ -3,6 +3,7 @@ package workload_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -59,6 +60,21 @@ func TestNew(t *testing.T) {
 	got := view{w.Key, w.PodRequests.MilliCPU, w.PodRequests.Memory, w.PodRequests.Pods, w.Locations, w.Substitution, w.Bursting}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("New() (-want +got):\n%s", diff)
+	}
+
+	pl.LatencyLimit = &multiclusterv1alpha1.LatencyLimit{Origin: "rennes", MaxRTT: metav1.Duration{Duration: 20 * time.Millisecond}}
+	pl.Residency = &multiclusterv1alpha1.Residency{Jurisdictions: []string{"EU"}}
+	w, err = workload.New("k", placement.KindDeployment, 1, spec, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type limits struct {
+		MaxLatency    time.Duration
+		LatencyOrigin string
+		Jurisdictions []string
+	}
+	if diff := cmp.Diff(limits{20 * time.Millisecond, "rennes", []string{"EU"}}, limits{w.MaxLatency, w.LatencyOrigin, w.Jurisdictions}); diff != "" {
+		t.Errorf("New() latency limit and residency (-want +got):\n%s", diff)
 	}
 
 	pl.ClusterSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Near"}}}
