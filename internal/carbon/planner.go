@@ -1,6 +1,7 @@
 package carbon
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -19,6 +20,8 @@ type Planner struct {
 
 	mu     sync.Mutex
 	ledger *Ledger
+	// unnamed counts the runs planned without a name.
+	unnamed int
 }
 
 var _ Scheduler = &Planner{}
@@ -62,11 +65,16 @@ func (p *Planner) shifter() *Shifter {
 // Schedule implements Scheduler: it plans the run and reserves its CPU
 // under req.Name. Reservations of runs that ended by req.Now are dropped
 // first; a run planned again (the same name) gives up its previous
-// reservation, which it keeps if the new plan fails.
+// reservation, which it keeps if the new plan fails. A run without a name
+// holds its reservation under a generated one until it ends.
 func (p *Planner) Schedule(req Request) (Plan, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ledger.Prune(req.Now)
+	if req.Name == "" {
+		p.unnamed++
+		req.Name = fmt.Sprintf("unnamed-%d", p.unnamed)
+	}
 	old, had := p.ledger.byName[req.Name]
 	p.ledger.Release(req.Name)
 	plan, err := p.shifter().Plan(req, p.ledger)
@@ -91,6 +99,15 @@ func (p *Planner) Preview(req Request) (Plan, error) {
 	}
 	return p.shifter().Plan(req, ledger)
 }
+
+// Previewer returns a Scheduler that plans with the Planner's data and
+// ledger but reserves nothing: for dry-run admissions and for replaying a
+// decision.
+func (p *Planner) Previewer() Scheduler { return previewer{p} }
+
+type previewer struct{ p *Planner }
+
+func (v previewer) Schedule(req Request) (Plan, error) { return v.p.Preview(req) }
 
 // ScheduleBatch plans runs together (see Shifter.ScheduleBatch) and
 // reserves the planned ones.

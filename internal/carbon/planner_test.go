@@ -72,6 +72,21 @@ func TestPlanner(t *testing.T) {
 			wantReserved: []string{"ns/two azure/a"},
 		},
 		{
+			name: "runs without a name hold their own reservations",
+			steps: []step{
+				{op: "schedule", req: req(""), want: "a"},
+				{op: "schedule", req: req(""), want: "b"},
+			},
+			wantReserved: []string{"unnamed-1 azure/a", "unnamed-2 azure/b"},
+		},
+		{
+			name: "a previewer reserves nothing",
+			steps: []step{
+				{op: "previewer", req: req("ns/one"), want: "a"},
+				{op: "previewer", req: req("ns/two"), want: "a"},
+			},
+		},
+		{
 			name: "ended runs are pruned",
 			steps: []step{
 				{op: "schedule", req: req("ns/one"), want: "a"},
@@ -92,6 +107,8 @@ func TestPlanner(t *testing.T) {
 					plan, err = p.Schedule(st.req)
 				case "preview":
 					plan, err = p.Preview(st.req)
+				case "previewer":
+					plan, err = p.Previewer().Schedule(st.req)
 				case "release":
 					p.Release(st.req.Name)
 					continue
