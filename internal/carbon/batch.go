@@ -23,10 +23,17 @@ const (
 	// LargestFirst plans the largest runs (CPU times duration) first, so
 	// that the greenest hours go to the runs that emit most in them.
 	LargestFirst BatchOrder = "largest-first"
+	// Repaired starts from LeastSlack and, a few times, moves the runs
+	// left without a plan to the front and plans again ("squeaky wheel"),
+	// keeping the best pass.
+	Repaired BatchOrder = "repaired"
 )
 
+// repairPasses bounds the passes of Repaired after the first.
+const repairPasses = 3
+
 // BatchOrders are the orders ScheduleBatch tries.
-var BatchOrders = []BatchOrder{Arrival, LeastSlack, LargestFirst}
+var BatchOrders = []BatchOrder{Arrival, LeastSlack, LargestFirst, Repaired}
 
 // A Batch is the outcome of planning runs together.
 type Batch struct {
@@ -55,7 +62,7 @@ func (s *Shifter) ScheduleBatch(reqs []Request, ledger *Ledger) Batch {
 	var best Batch
 	for i, order := range BatchOrders {
 		b := s.ScheduleInOrder(reqs, ledger, order)
-		if i == 0 || b.Failed < best.Failed || (b.Failed == best.Failed && b.Grams < best.Grams*(1-1e-9)) {
+		if i == 0 || b.better(best) {
 			best = b
 		}
 	}
@@ -69,11 +76,42 @@ func (s *Shifter) ScheduleBatch(reqs []Request, ledger *Ledger) Batch {
 	return best
 }
 
+// better reports whether b is a better batch than o: fewer runs without a
+// plan, then less emissions.
+func (b Batch) better(o Batch) bool {
+	return b.Failed < o.Failed || (b.Failed == o.Failed && b.Grams < o.Grams*(1-1e-9))
+}
+
 // ScheduleInOrder plans the runs in the order against a copy of the ledger,
 // which it leaves unchanged.
 func (s *Shifter) ScheduleInOrder(reqs []Request, ledger *Ledger, order BatchOrder) Batch {
+	if order != Repaired {
+		return s.scheduleSequence(reqs, ledger, order, batchOrder(reqs, order))
+	}
+	seq := batchOrder(reqs, LeastSlack)
+	b := s.scheduleSequence(reqs, ledger, order, seq)
+	best := b
+	for pass := 0; pass < repairPasses && b.Failed > 0; pass++ {
+		var failed, planned []int
+		for _, i := range seq {
+			if b.Errors[i] != nil {
+				failed = append(failed, i)
+			} else {
+				planned = append(planned, i)
+			}
+		}
+		seq = append(failed, planned...)
+		if b = s.scheduleSequence(reqs, ledger, order, seq); b.better(best) {
+			best = b
+		}
+	}
+	return best
+}
+
+// scheduleSequence plans the runs in the sequence of their indexes.
+func (s *Shifter) scheduleSequence(reqs []Request, ledger *Ledger, order BatchOrder, seq []int) Batch {
 	b := Batch{Plans: make([]Plan, len(reqs)), Errors: make([]error, len(reqs)), Order: order, ledger: ledger.Clone()}
-	for _, i := range batchOrder(reqs, order) {
+	for _, i := range seq {
 		p, err := s.Plan(reqs[i], b.ledger)
 		if err != nil {
 			b.Errors[i] = err
