@@ -200,7 +200,12 @@ func (in *Intensities) series(zone string) *zoneSeries {
 // the Unix time t, in g/kWh x hours. Before the first hour and after the last
 // the zone's mean stands in.
 func (s *zoneSeries) cumAt(t int64) float64 {
-	h := float64(t-s.start) / 3600
+	d := t - s.start
+	if d >= 0 && d%3600 == 0 && d/3600 <= int64(len(s.grams)) {
+		// A whole hour inside the series, as most starts and ends are.
+		return s.cum[d/3600]
+	}
+	h := float64(d) / 3600
 	n := float64(len(s.grams))
 	switch {
 	case h <= 0:

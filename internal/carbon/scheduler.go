@@ -102,15 +102,25 @@ func (s *Shifter) Plan(req Request, ledger *Ledger) (Plan, error) {
 
 	infos, notes := s.candidates(req, energy)
 	e := &evaluation{s: s, req: req, ledger: ledger, infos: infos, tol: max(tol, 0), earliest: earliest}
+	// One pass finds the least emissions and keeps the options within the
+	// tolerance of the least so far: the near-ties, a handful.
 	n, best := 0, math.Inf(1)
+	var near []option
 	for o := range e.options {
 		n++
-		best = min(best, o.grams)
+		if o.grams < best {
+			best = o.grams
+			limit := e.limit(best)
+			near = slices.DeleteFunc(near, func(x option) bool { return x.grams > limit })
+		}
+		if o.grams <= e.limit(best) {
+			near = append(near, o)
+		}
 	}
 	if n == 0 {
 		return e.withoutForecast(notes)
 	}
-	chosen, greenerFull, tie, ok := e.choose(best)
+	chosen, greenerFull, tie, ok := e.choose(best, near)
 	if !ok {
 		p, err := e.unknownWithCapacity()
 		if err != nil {
@@ -200,11 +210,11 @@ func (e *evaluation) options(yield func(option) bool) {
 	}
 }
 
-// choose returns the chosen option given the least emissions of all, how
-// many options emitting less were full, whether it won a near-tie on load,
-// and false when none is feasible.
-func (e *evaluation) choose(best float64) (option, int, bool, bool) {
-	if o, tie, ok := e.bestOf(e.options, best); ok {
+// choose returns the chosen option given the least emissions of all and
+// its near-ties, how many options emitting less were full, whether it won a
+// near-tie on load, and false when none is feasible.
+func (e *evaluation) choose(best float64, near []option) (option, int, bool, bool) {
+	if o, tie, ok := e.bestOf(slices.Values(near), best); ok {
 		return o, 0, tie, true
 	}
 	// The greenest options are full: walk the rest, least emissions first.
@@ -223,7 +233,7 @@ func (e *evaluation) choose(best float64) (option, int, bool, bool) {
 // bestOf returns the feasible near-tie of best with the least load, and
 // whether more than one near-tie was feasible.
 func (e *evaluation) bestOf(opts iter.Seq[option], best float64) (option, bool, bool) {
-	limit := best + math.Abs(best)*e.tol
+	limit := e.limit(best)
 	var chosen option
 	var chosenLoad load
 	var n int
@@ -242,6 +252,9 @@ func (e *evaluation) bestOf(opts iter.Seq[option], best float64) (option, bool, 
 	}
 	return chosen, n > 1, n > 0
 }
+
+// limit returns the largest emissions that are a near-tie of best.
+func (e *evaluation) limit(best float64) float64 { return best + math.Abs(best)*e.tol }
 
 // compareOptions orders by emissions, then start, then the policies'
 // order.
