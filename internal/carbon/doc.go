@@ -17,4 +17,19 @@
 // and falls back along them; every Point names the source that answered and
 // why the ones before it did not, so that a decision can say which data it
 // used ("offline: electricitymaps ... answered 429").
+//
+// # The scheduler
+//
+// Shifter chooses a run's region and start: it integrates each candidate
+// zone's hourly intensity over the whole run (partial hours weighted), turns
+// it into grams with an EnergyModel (Cloud Carbon Footprint's coefficients),
+// and takes the least before the deadline, within the regions' Capacity
+// given the Ledger of runs already planned; near-ties go to the least loaded
+// region and hour. Intensities is the in-memory snapshot it reads, built
+// from a Source's points; each zone keeps a running integral, so an option
+// costs two look-ups. ScheduleBatch plans runs decided together.
+//
+// Planner is the Scheduler the admission webhook holds: the snapshot
+// (swapped atomically by a Refresher, a controller-runtime Runnable that
+// reads a Source every few minutes), the capacities and the ledger.
 package carbon
