@@ -276,28 +276,35 @@ func (e *Engine) Revision() string { return e.current.Load().name }
 func (e *Engine) Eval(ctx context.Context, query string, input any) (Decision, error) {
 	raw, err := marshalInput(input)
 	if err != nil {
-		return e.evaluate(ctx, query, nil, nil, err, nil)
+		d, _, err := e.evaluate(ctx, query, nil, nil, err, nil)
+		return d, err
 	}
-	return e.evaluate(ctx, query, raw, nil, nil, nil)
+	d, _, err := e.evaluate(ctx, query, raw, nil, nil, nil)
+	return d, err
 }
 
 // evaluate evaluates query with the input raw (as JSON) on the current
-// revision and logs the decision; parsed, when set, is raw as a Rego value,
-// so that it is not decoded again. outcome reads the metrics' outcome from
-// the result (nil: "ok"). inputErr is why the input could not be encoded.
-func (e *Engine) evaluate(ctx context.Context, query string, raw json.RawMessage, parsed ast.Value, inputErr error, outcome func(json.RawMessage) string) (Decision, error) {
+// revision, logs the decision and returns it with the result as a Rego
+// value; parsed, when set, is raw as a Rego value, so that it is not decoded
+// again. outcome reads the metrics' outcome from the result (nil: "ok").
+// inputErr is why the input could not be encoded.
+func (e *Engine) evaluate(ctx context.Context, query string, raw json.RawMessage, parsed ast.Value, inputErr error, outcome func(ast.Value) string) (Decision, ast.Value, error) {
 	start := time.Now()
 	r := e.current.Load()
 	d := Decision{ID: newID(), Time: e.now(), Revision: r.name, Query: query, Input: raw}
 	err := inputErr
 	valid := false // whether raw is known to be valid JSON
+	var result ast.Value
 	if err == nil {
 		if parsed == nil {
 			parsed, err = parseInput(query, raw)
 		}
 		if err == nil {
 			valid = true
-			d.Result, err = evalValue(ctx, r, query, parsed)
+			result, err = evalValue(ctx, r, query, parsed)
+		}
+		if err == nil {
+			d.Result, err = encodeResult(query, result)
 		}
 	}
 	e.metrics.duration.WithLabelValues(query).Observe(time.Since(start).Seconds())
@@ -308,14 +315,14 @@ func (e *Engine) evaluate(ctx context.Context, query string, raw json.RawMessage
 	case err != nil:
 		out = "error"
 	case outcome != nil:
-		out = outcome(d.Result)
+		out = outcome(result)
 	}
 	e.metrics.evaluations.WithLabelValues(query, out).Inc()
 	if err != nil {
 		d.Error = err.Error()
 	}
 	e.log.record(d, valid, e.logger)
-	return d, err
+	return d, result, err
 }
 
 // evalOn evaluates query with the JSON input on revision r.
@@ -324,7 +331,11 @@ func evalOn(ctx context.Context, r *revision, query string, input json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	return evalValue(ctx, r, query, v)
+	result, err := evalValue(ctx, r, query, v)
+	if err != nil {
+		return nil, err
+	}
+	return encodeResult(query, result)
 }
 
 // parseInput decodes a JSON input into the Rego value OPA evaluates.
@@ -341,24 +352,33 @@ func parseInput(query string, input json.RawMessage) (ast.Value, error) {
 }
 
 // evalValue evaluates query with input on revision r, on the query prepared
-// once per revision, and returns its first value as JSON.
-func evalValue(ctx context.Context, r *revision, query string, input ast.Value) (json.RawMessage, error) {
+// once per revision, and returns its first value.
+func evalValue(ctx context.Context, r *revision, query string, input ast.Value) (ast.Value, error) {
 	pq, err := r.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rawJSON)
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), asTerm)
 	if err != nil {
 		return nil, fmt.Errorf("failed to evaluate %q on bundle revision %q: %w", query, r.name, err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("%w: %q on bundle revision %q", ErrUndefined, query, r.name)
 	}
-	out, ok := rs[0].Expressions[0].Value.(json.RawMessage)
+	t, ok := rs[0].Expressions[0].Value.(*ast.Term)
 	if !ok {
-		return nil, fmt.Errorf("failed to encode the result of %q: got a %T", query, rs[0].Expressions[0].Value)
+		return nil, fmt.Errorf("failed to read the result of %q: got a %T", query, rs[0].Expressions[0].Value)
 	}
-	return out, nil
+	return t.Value, nil
+}
+
+// encodeResult writes a query's result as JSON.
+func encodeResult(query string, v ast.Value) (json.RawMessage, error) {
+	b, err := appendJSON(make([]byte, 0, 4096), v)
+	if err != nil {
+		return nil, fmt.Errorf("failed to encode the result of %q: %w", query, err)
+	}
+	return b, nil
 }
 
 func marshalInput(input any) (json.RawMessage, error) {

@@ -62,73 +62,89 @@ func jsonFloat(f float64) json.Number {
 	return json.Number(b)
 }
 
-// rawJSON makes OPA hand back a result as JSON bytes, written from the Rego
-// value (see appendJSON), instead of as map[string]any.
-var rawJSON = rego.EvalGenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) {
-	b, err := appendJSON(make([]byte, 0, 4096), t.Value)
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(b), nil
-})
+// asTerm makes OPA hand back a result as the Rego term it computed, instead
+// of converting it to map[string]any: the engine writes the JSON itself
+// (appendJSON) and reads the VM decision straight from the term.
+var asTerm = rego.EvalGenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil })
 
 // appendJSON appends v as JSON. Sets are written as arrays, sorted, as OPA
 // writes them; an object key that is not a string is refused, as JSON has
 // none.
 func appendJSON(b []byte, v ast.Value) ([]byte, error) {
-	var err error
+	w := jsonWriter{b: b}
+	w.value(v)
+	return w.b, w.err
+}
+
+// jsonWriter writes JSON into b; the first error stops it.
+type jsonWriter struct {
+	b   []byte
+	err error
+	n   int // elements written of the array or object being written
+}
+
+func (w *jsonWriter) value(v ast.Value) {
+	if w.err != nil {
+		return
+	}
 	switch v := v.(type) {
 	case ast.Null:
-		return append(b, "null"...), nil
+		w.b = append(w.b, "null"...)
 	case ast.Boolean:
-		return strconv.AppendBool(b, bool(v)), nil
+		w.b = strconv.AppendBool(w.b, bool(v))
 	case ast.Number:
-		return append(b, v...), nil
+		w.b = append(w.b, v...)
 	case ast.String:
-		return appendString(b, string(v)), nil
+		w.b = appendString(w.b, string(v))
 	case *ast.Array:
-		b = append(b, '[')
+		w.b = append(w.b, '[')
 		for i := range v.Len() {
 			if i > 0 {
-				b = append(b, ',')
+				w.b = append(w.b, ',')
 			}
-			if b, err = appendJSON(b, v.Elem(i).Value); err != nil {
-				return nil, err
-			}
+			w.value(v.Elem(i).Value)
 		}
-		return append(b, ']'), nil
+		w.b = append(w.b, ']')
 	case ast.Set:
-		b = append(b, '[')
-		i := 0
-		err = v.Iter(func(t *ast.Term) error {
-			if i++; i > 1 {
-				b = append(b, ',')
-			}
-			var err error
-			b, err = appendJSON(b, t.Value)
-			return err
-		})
-		return append(b, ']'), err
+		w.b = append(w.b, '[')
+		outer := w.n
+		w.n = 0
+		v.Foreach(w.element)
+		w.n = outer
+		w.b = append(w.b, ']')
 	case ast.Object:
-		b = append(b, '{')
-		i := 0
-		err = v.Iter(func(k, val *ast.Term) error {
-			s, ok := k.Value.(ast.String)
-			if !ok {
-				return fmt.Errorf("object key %v is not a string", k)
-			}
-			if i++; i > 1 {
-				b = append(b, ',')
-			}
-			b = appendString(b, string(s))
-			b = append(b, ':')
-			var err error
-			b, err = appendJSON(b, val.Value)
-			return err
-		})
-		return append(b, '}'), err
+		w.b = append(w.b, '{')
+		outer := w.n
+		w.n = 0
+		v.Foreach(w.member)
+		w.n = outer
+		w.b = append(w.b, '}')
+	default:
+		w.err = fmt.Errorf("a %T value has no JSON form", v)
 	}
-	return nil, fmt.Errorf("a %T value has no JSON form", v)
+}
+
+func (w *jsonWriter) element(t *ast.Term) {
+	if w.n++; w.n > 1 {
+		w.b = append(w.b, ',')
+	}
+	w.value(t.Value)
+}
+
+func (w *jsonWriter) member(k, v *ast.Term) {
+	s, ok := k.Value.(ast.String)
+	if !ok {
+		if w.err == nil {
+			w.err = fmt.Errorf("object key %v is not a string", k)
+		}
+		return
+	}
+	if w.n++; w.n > 1 {
+		w.b = append(w.b, ',')
+	}
+	w.b = appendString(w.b, string(s))
+	w.b = append(w.b, ':')
+	w.value(v.Value)
 }
 
 // appendString appends s as a JSON string, escaping as encoding/json does

@@ -39,6 +39,10 @@ type VMDecision struct {
 	// Removed names, for every region removed, the policy that removed it
 	// and why.
 	Removed []VMRemoval `json:"removed"`
+	// UnverifiedPrices names the providers among the candidates whose
+	// prices were not taken from a recorded public source (the bundle's
+	// data says so), so that a decision comparing prices can say so.
+	UnverifiedPrices []string `json:"unverifiedPrices,omitempty"`
 	// Revision is the bundle revision the decision was made with.
 	Revision string `json:"revision"`
 	// DecisionID identifies the decision in the decision log.

@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -20,7 +23,10 @@ func TestEngineVM(t *testing.T) {
 		in      VMInput
 		want    []carbon.Candidate
 		removed map[string]VMRemoval // some of the removals, by region
-		wantErr error
+		// unverified are the providers among the candidates whose prices
+		// have no recorded source.
+		unverified []string
+		wantErr    error
 	}{
 		{
 			name: "EU near westeurope: every provider's regions judged, the origin first",
@@ -37,6 +43,7 @@ func TestEngineVM(t *testing.T) {
 				"eu-west-1": {Provider: "aws", Region: "eu-west-1", Policy: "latency", Reason: "round-trip time from westeurope is 18 ms, above the limit of 9 ms"},
 				"japaneast": {Provider: "azure", Region: "japaneast", Policy: "latency", Reason: "round-trip time from westeurope is 240 ms, above the limit of 9 ms"},
 			},
+			unverified: []string{"azure"},
 		},
 		{
 			name: "pinned provider and a region of another provider: nothing left, and why",
@@ -72,6 +79,9 @@ func TestEngineVM(t *testing.T) {
 					t.Errorf("removal of %s (-want +got):\n%s", region, diff)
 				}
 			}
+			if diff := cmp.Diff(tc.unverified, got.UnverifiedPrices, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("unverified prices (-want +got):\n%s", diff)
+			}
 			if got.Revision != e.Revision() || got.DecisionID == "" {
 				t.Errorf("decision has revision %q and ID %q, want revision %q and an ID", got.Revision, got.DecisionID, e.Revision())
 			}
@@ -80,4 +90,48 @@ func TestEngineVM(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadVMDocument checks that the decision read straight from the Rego
+// value is the one encoding/json reads from the logged JSON, and that a
+// document of another shape is read through its JSON.
+func TestReadVMDocument(t *testing.T) {
+	e, err := New(t.Context(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []VMInput{
+		{Name: "ns/a", CPUMilli: 2000, MemoryMiB: 8192, OriginRegion: "westeurope", MaxLatencyMs: 30, Residency: "EU"},
+		{Name: "ns/b", CPUMilli: 64000, MemoryMiB: 8192},
+		{Name: "ns/c", CPUMilli: 0, MemoryMiB: 1, Providers: []string{"ibm"}},
+		{Name: "ns/d", CPUMilli: 4000, MemoryMiB: 16384, Provider: "gcp", Region: "europe-west4"},
+	} {
+		t.Run(in.Name, func(t *testing.T) {
+			d, err := e.Eval(t.Context(), VMQuery, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want vmDocument
+			if err := json.Unmarshal(d.Result, &want); err != nil {
+				t.Fatal(err)
+			}
+			v, err := parseInput("test", d.Result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readVMDocument(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("document (-json +value):\n%s", diff)
+			}
+		})
+	}
+	t.Run("another shape", func(t *testing.T) {
+		v := ast.MustParseTerm(`{"candidates": [], "steps": [{"policy": "p", "left": ["a/b"], "extra": 1}], "removed": [], "invalid": ["x"], "unverifiedPrices": "azure"}`).Value
+		if _, err := readVMDocument(v); err == nil {
+			t.Error("readVMDocument of a document whose unverifiedPrices is a string: no error")
+		}
+	})
 }

@@ -34,11 +34,17 @@ unknown := {index.key_of[r] | judged; some r in index.names - object.keys(from_o
 
 denied := too_far | unknown
 
-reason(k) := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [origin, ms, input.maxLatencyMs]) if {
-	ms := from_origin[index.by_key[k][1]]
-} else := sprintf("no round-trip time from %q is known", [origin])
+reasons(keys) := {k: msg |
+	some k in keys
+	r := index.by_key[k][1]
+	msg := why(object.get(from_origin, r, null))
+}
 
-deny := {k: reason(k) | some k in denied}
+why(null) := sprintf("no round-trip time from %q is known", [origin])
+
+why(ms) := sprintf("round-trip time from %s is %v ms, above the limit of %v ms", [origin, ms, input.maxLatencyMs]) if ms != null
+
+deny := reasons(denied)
 
 invalid contains "originRegion: required when maxLatencyMs is set" if {
 	limited

@@ -4,14 +4,15 @@
 # same for CREATE and UPDATE.
 #
 # Each policy package judges every region independently of the others and
-# defines denied, the set of "provider/region" it removes, and reason(k).
+# defines denied, the set of "provider/region" it removes, and reasons(keys).
 # The pipeline below runs them in order: what a step leaves is what the
 # previous step left minus its policy's denied set (set operations, each
 # evaluated once), so a region is removed by the first policy that denies it
-# and every later step lists what is left. A reason is only written for the
-# step that removed the region.
+# and every later step lists what is left. A policy writes reasons only for
+# the regions it was the first to remove.
 package meridian.vm
 
+import data.meridian.clouds.instances
 import data.meridian.clouds.regions
 import data.meridian.vm.index
 import data.meridian.vm.latency
@@ -33,54 +34,44 @@ left_zones := left_residency - zones.denied
 
 left := left_zones - sizes.denied
 
-# pipeline is each step: its policy, what was left before it and what it
-# left.
+# pipeline is each step: its policy, what was left before it, what it left
+# and why it removed the regions it removed.
 pipeline := [
-	["providers", index.all, left_providers],
-	["pin", left_providers, left_pin],
-	["latency", left_pin, left_latency],
-	["residency", left_latency, left_residency],
-	["zones", left_residency, left_zones],
-	["sizes", left_zones, left],
+	["providers", index.all, left_providers, providers.reasons(index.all - left_providers)],
+	["pin", left_providers, left_pin, pin.reasons(left_providers - left_pin)],
+	["latency", left_pin, left_latency, latency.reasons(left_pin - left_latency)],
+	["residency", left_latency, left_residency, residency.reasons(left_latency - left_residency)],
+	["zones", left_residency, left_zones, zones.reasons(left_residency - left_zones)],
+	["sizes", left_zones, left, sizes.reasons(left_zones - left)],
 ]
 
 steps := [{"policy": s[0], "left": sort(s[2])} | some s in pipeline]
 
 removed := [r |
 	some s in pipeline
-	some k in sort(s[1] - s[2])
+	some k in sort(object.keys(s[3]))
 	pr := index.by_key[k]
-	r := {"provider": pr[0], "region": pr[1], "policy": s[0], "reason": reason(s[0], k)}
+	r := {"provider": pr[0], "region": pr[1], "policy": s[0], "reason": s[3][k]}
 ]
-
-# reason(policy, k) is why policy removed k.
-reason("providers", k) := providers.reason(k)
-
-reason("pin", k) := pin.reason(k)
-
-reason("latency", k) := latency.reason(k)
-
-reason("residency", k) := residency.reason(k)
-
-reason("zones", k) := zones.reason(k)
-
-reason("sizes", k) := sizes.reason(k)
 
 # candidates are the regions left, the origin's best first: by round-trip
 # time from the origin (zero without one), then price, then name.
 candidates := [c |
-	some t in sort([[object.get(latency.from_origin, pr[1], 0), o.pricePerHour, pr[0], pr[1], o] |
+	some t in sort([[object.get(latency.from_origin, r, 0), price, p, r, n] |
 		some k in left
 		pr := index.by_key[k]
-		o := sizes.offer(pr[0], pr[1])
+		p := pr[0]
+		r := pr[1]
+		n := object.get(sizes.pick_in, k, sizes.pick[p])
+		price := instances[p].pricePerHour[r][n]
 	])
 	c := {
 		"provider": t[2],
 		"region": t[3],
 		"zone": regions[t[2]][t[3]].zone,
-		"instanceType": t[4].name,
+		"instanceType": t[4],
 		"pricePerHour": t[1],
-		"priceVerified": t[4].verified,
+		"priceVerified": sizes.verified[t[2]],
 		"latencyMs": t[0],
 	}
 ]

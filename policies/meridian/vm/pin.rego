@@ -9,9 +9,9 @@ denied := index.all - {object.get(index.key_of, pinned, "")} if pinned != ""
 
 denied := set() if pinned == ""
 
-reason(_) := sprintf("the VM is pinned to region %s", [pinned])
+reasons(keys) := {k: msg | msg := sprintf("the VM is pinned to region %s", [pinned]); some k in keys}
 
-deny := {k: reason(k) | some k in denied}
+deny := reasons(denied)
 
 invalid contains msg if {
 	pinned != ""

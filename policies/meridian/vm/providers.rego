@@ -3,7 +3,9 @@
 # provider when one is pinned.
 #
 # Like every policy package, it defines denied, the set of "provider/region"
-# it removes, reason(k), why it removes k, and deny, both as one object.
+# it removes, reasons(keys), why it removes each of keys (asked once per
+# decision, for the regions it was the first to remove), and deny, both as
+# one object.
 package meridian.vm.providers
 
 import data.meridian.clouds.regions
@@ -17,9 +19,9 @@ excluded := {p: reason | some p, _ in regions; reason := why(p)}
 
 denied := union({index.of_provider(p) | some p, _ in excluded})
 
-reason(k) := excluded[index.by_key[k][0]]
+reasons(keys) := {k: excluded[index.by_key[k][0]] | some k in keys}
 
-deny := {k: reason(k) | some k in denied}
+deny := reasons(denied)
 
 why(p) := sprintf("the VM is pinned to provider %s", [input.provider]) if {
 	input.provider != ""

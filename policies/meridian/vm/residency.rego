@@ -14,9 +14,9 @@ denied := index.all - inside if jurisdiction != ""
 
 denied := set() if jurisdiction == ""
 
-reason(k) := concat("", ["region ", index.by_key[k][1], " is not in ", jurisdiction])
+reasons(keys) := {k: concat("", ["region ", index.by_key[k][1], " is not in ", jurisdiction]) | some k in keys}
 
-deny := {k: reason(k) | some k in denied}
+deny := reasons(denied)
 
 invalid contains msg if {
 	jurisdiction != ""

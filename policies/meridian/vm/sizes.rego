@@ -31,16 +31,21 @@ first(p, rank) := rank[min({i | some i, n in rank; fitting[p][n]})]
 # provider's common order: found once per provider, not once per region.
 pick := {p: first(p, instances[p].order) | some p, _ in fitting}
 
+# pick_in["provider/region"] is the size in each region that ranks its
+# sizes otherwise (orderIn).
+pick_in := {concat("/", [p, r]): first(p, rank) | some p, _ in fitting; some r, rank in object.get(instances[p], "orderIn", {})}
+
+# verified[p] is whether provider p's prices come from a recorded source.
+verified := {p: object.get(info, "verified", false) | some p, info in instances}
+
 # chosen(p, r) is provider p's size for the VM in region r.
-chosen(p, r) := first(p, rank) if {
-	rank := instances[p].orderIn[r]
-} else := pick[p]
+chosen(p, r) := object.get(pick_in, concat("/", [p, r]), pick[p])
 
 # offer(p, r) is the size the VM gets in provider p's region r, with its
 # price there and whether that price is verified.
 offer(p, r) := o if {
 	n := chosen(p, r)
-	o := {"name": n, "pricePerHour": instances[p].pricePerHour[r][n], "verified": object.get(instances[p], "verified", false)}
+	o := {"name": n, "pricePerHour": instances[p].pricePerHour[r][n], "verified": verified[p]}
 }
 
 # cheapest["provider/region"] is offer for every region, for queries that
@@ -65,11 +70,13 @@ unpriced := {index.key_of[r] |
 
 denied := union({index.of_provider(p) | some p, _ in too_small}) | unpriced
 
-reason(k) := too_small[p] if {
-	p := index.by_key[k][0]
-} else := sprintf("no %s instance price is known for region %s", [index.by_key[k][0], index.by_key[k][1]])
+reasons(keys) := {k: why(index.by_key[k]) | some k in keys}
 
-deny := {k: reason(k) | some k in denied}
+why(pr) := too_small[pr[0]]
+
+why(pr) := sprintf("no %s instance price is known for region %s", [pr[0], pr[1]]) if not too_small[pr[0]]
+
+deny := reasons(denied)
 
 invalid contains sprintf("cpuMilli: must be above zero, got %v", [object.get(input, "cpuMilli", 0)]) if not object.get(input, "cpuMilli", 0) > 0
 

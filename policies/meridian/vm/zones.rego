@@ -17,6 +17,6 @@ regions_of(p, z) := {r | some r, info in regions[p]; info.zone == z}
 
 denied := {index.key_of[r] | some _, rs in regions; some r, info in rs; object.get(info, "zone", "") == ""}
 
-reason(k) := concat("", ["no grid zone is known for region ", index.by_key[k][1]])
+reasons(keys) := {k: concat("", ["no grid zone is known for region ", index.by_key[k][1]]) | some k in keys}
 
-deny := {k: reason(k) | some k in denied}
+deny := reasons(denied)
