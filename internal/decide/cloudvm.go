@@ -155,7 +155,7 @@ func VM(in VMInput) *VMPlan {
 
 	switch {
 	case in.Deleting:
-		return deleting(in, p)
+		return deleting(in, p, existing)
 	case !in.Decided:
 		if len(in.Existing) == 0 && p.Started.IsZero() {
 			p.Phase = computev1alpha1.PhaseUnschedulable
@@ -195,9 +195,12 @@ func scheduled(in VMInput) VMCondition {
 // start can no longer be kept.
 func beforeStart(in VMInput, p *VMPlan) *VMPlan {
 	length := in.End.Sub(in.Start)
+	// Times are kept to the second, as the API stores them: a start a
+	// fraction of a second after the planned one is on time, and a run
+	// planned to end exactly at its deadline still meets it.
 	startAt := in.Start
-	if in.Now.After(startAt) {
-		startAt = in.Now
+	if now := in.Now.Truncate(time.Second); now.After(startAt) {
+		startAt = now
 	}
 	switch {
 	case !in.Deadline.IsZero() && startAt.Add(length).After(in.Deadline):
@@ -223,7 +226,7 @@ func beforeStart(in VMInput, p *VMPlan) *VMPlan {
 		return p
 	}
 	p.Phase = computev1alpha1.PhaseProvisioning
-	p.Started, p.End = in.Now, in.Now.Add(length)
+	p.Started, p.End = startAt, startAt.Add(length)
 	p.Apply = slices.Clone(in.Rendered)
 	for _, k := range in.Rendered {
 		p.Objects = append(p.Objects, VMObjectStatus{Key: k, Message: "applied; waiting for its operator"})
@@ -313,11 +316,7 @@ func completed(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan
 
 // deleting deletes the provider objects of a CloudVM being deleted, and
 // lets the CloudVM go once they are gone.
-func deleting(in VMInput, p *VMPlan) *VMPlan {
-	existing := make(map[VMObjectKey]VMObject, len(in.Existing))
-	for _, o := range in.Existing {
-		existing[o.Key] = o
-	}
+func deleting(in VMInput, p *VMPlan, existing map[VMObjectKey]VMObject) *VMPlan {
 	if len(in.Existing) == 0 {
 		p.RemoveFinalizer = true
 		return p

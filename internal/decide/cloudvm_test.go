@@ -147,6 +147,18 @@ func TestVM(t *testing.T) {
 			Apply: rendered, Objects: applied(), Started: start.Add(30 * time.Second), End: end.Add(30 * time.Second), RequeueAfter: timing.Poll,
 		},
 	}, {
+		name: "a start a fraction of a second late is on time, and meets a deadline at exactly the planned end",
+		in:   with(base(start.Add(300*time.Millisecond)), func(in *decide.VMInput) { in.Deadline = end }),
+		want: vmOutcome{
+			Phase: computev1alpha1.PhaseProvisioning, Scheduled: decided, Ready: computev1alpha1.ReasonProvisioning,
+			Apply: rendered, Objects: applied(), Started: start, End: end, RequeueAfter: timing.Poll,
+		},
+		says: []string{"300ms after the planned start"},
+	}, {
+		name: "a start a second late misses a deadline at exactly the planned end",
+		in:   with(base(start.Add(time.Second)), func(in *decide.VMInput) { in.Deadline = end }),
+		want: vmOutcome{Phase: computev1alpha1.PhaseFailed, Scheduled: decided, Ready: computev1alpha1.ReasonDeadlineMissed, Warning: true},
+	}, {
 		name: "objects that cannot be rendered fail the VM before its start, with nothing created",
 		in:   with(base(start.Add(-time.Hour)), func(in *decide.VMInput) { in.Rendered, in.RenderError = nil, `region "mars-1" is not an Azure region` }),
 		want: vmOutcome{Phase: computev1alpha1.PhaseFailed, Scheduled: decided, Ready: computev1alpha1.ReasonRenderFailed, Warning: true},
