@@ -13,8 +13,9 @@ import (
 	"github.com/meridian-dev/meridian/internal/carbon"
 )
 
-// synthetic is a random world: regions with daily intensity curves, declared
-// capacities, and a batch of runs with 0-24 h of slack.
+// synthetic is a random world: grid zones with daily intensity curves, two
+// regions each, declared capacities of regions and zones, and a batch of
+// runs with 0-24 h of slack.
 type synthetic struct {
 	intensities *carbon.Intensities
 	capacity    *carbon.Capacity
@@ -28,7 +29,19 @@ func newSynthetic(seed uint64, regions, runs int) synthetic {
 	var cands []carbon.Candidate
 	w := synthetic{capacity: carbon.NewCapacity(), caps: map[string]int64{}}
 	for i := range regions {
-		zone := fmt.Sprintf("Z%d", i)
+		// Two regions share each grid zone, whose capacity binds them
+		// together.
+		zone := fmt.Sprintf("Z%d", i/2)
+		if i%2 == 1 {
+			cands = append(cands, carbon.Candidate{Provider: "aws", Region: fmt.Sprintf("r%d", i), Zone: zone, PricePerHour: rng.Float64()})
+			capacity := int64(4+rng.IntN(12)) * 1000
+			w.capacity.Set(carbon.RegionKey(cands[i]), capacity)
+			w.caps[carbon.RegionKey(cands[i])] = capacity
+			continue
+		}
+		zoneCap := int64(6+rng.IntN(18)) * 1000
+		w.capacity.Set(carbon.ZoneKey(zone), zoneCap)
+		w.caps[carbon.ZoneKey(zone)] = zoneCap
 		base, swing, phase := 50+rng.Float64()*500, rng.Float64()*200, rng.Float64()*24
 		for h := range 72 {
 			g := base + swing*math.Sin(2*math.Pi*(float64(h)+phase)/24) + rng.Float64()*20
@@ -62,22 +75,24 @@ func newSynthetic(seed uint64, regions, runs int) synthetic {
 	return w
 }
 
-// overCapacity returns the regions and hours whose reservations exceed the
-// capacity.
+// overCapacity returns the regions or zones and hours whose reservations
+// exceed their capacity.
 func overCapacity(w synthetic, reservations []carbon.Reservation) []string {
 	load := map[string]map[time.Time]int64{}
 	for _, r := range reservations {
-		if load[r.Region] == nil {
-			load[r.Region] = map[time.Time]int64{}
-		}
-		for h := carbon.Hour(r.Start); h.Before(r.End); h = h.Add(time.Hour) {
-			load[r.Region][h] += r.MilliCPU
+		for _, key := range []string{r.Region, carbon.ZoneKey(r.Zone)} {
+			if load[key] == nil {
+				load[key] = map[time.Time]int64{}
+			}
+			for h := carbon.Hour(r.Start); h.Before(r.End); h = h.Add(time.Hour) {
+				load[key][h] += r.MilliCPU
+			}
 		}
 	}
 	var over []string
 	for region, byHour := range load {
 		for h, v := range byHour {
-			if v > w.caps[region] {
+			if c, ok := w.caps[region]; ok && v > c {
 				over = append(over, fmt.Sprintf("%s at %s: %dm > %dm", region, h.Format(time.RFC3339), v, w.caps[region]))
 			}
 		}

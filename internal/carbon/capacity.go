@@ -10,11 +10,17 @@ import (
 // "provider/region", e.g. "azure/westeurope".
 func RegionKey(c Candidate) string { return c.Provider + "/" + c.Region }
 
-// Capacity is the declared capacity of regions, in millicores of CPU per
-// hour, that the scheduler must not exceed: a constant per region, with
-// overrides for single hours. A region without a declared capacity is
-// unlimited; a nil Capacity leaves every region unlimited. Build it before
-// sharing it; it is read-only afterwards.
+// ZoneKey names a grid zone in a Capacity and a Ledger: "zone:" and the
+// zone, e.g. "zone:NL". A zone's capacity bounds the runs of every region
+// it powers together.
+func ZoneKey(zone string) string { return "zone:" + zone }
+
+// Capacity is the declared capacity of regions (RegionKey) and grid zones
+// (ZoneKey), in millicores of CPU per hour, that the scheduler must not
+// exceed: a constant per key, with overrides for single hours. A run counts
+// against both its region and its zone; a key without a declared capacity
+// is unlimited, and a nil Capacity leaves everything unlimited. Build it
+// before sharing it; it is read-only afterwards.
 type Capacity struct {
 	regions map[string]int64
 	hours   map[string]map[int64]int64
@@ -70,6 +76,9 @@ type Reservation struct {
 	Name string
 	// Region is the RegionKey of the plan's candidate.
 	Region string
+	// Zone is the candidate's grid zone; the run counts against ZoneKey(Zone)
+	// too.
+	Zone string
 	// Start and End bound the run.
 	Start, End time.Time
 	// MilliCPU is the run's size.
@@ -78,7 +87,7 @@ type Reservation struct {
 
 // ReservationFor returns the reservation of a run planned as p.
 func ReservationFor(req Request, p Plan) Reservation {
-	return Reservation{Name: req.Name, Region: RegionKey(p.Candidate), Start: p.Start, End: p.End, MilliCPU: req.CPUMilli}
+	return Reservation{Name: req.Name, Region: RegionKey(p.Candidate), Zone: p.Candidate.Zone, Start: p.Start, End: p.End, MilliCPU: req.CPUMilli}
 }
 
 // hours returns the Unix seconds of the first and the last hour the
@@ -90,7 +99,7 @@ func (r Reservation) hours() (first, last int64) {
 }
 
 // Ledger holds the reservations of the runs already planned, and the load
-// they put on each region and hour; the scheduler consults it so that runs
+// they put on each region, grid zone and hour; the scheduler consults it so that runs
 // planned one after another never exceed a region's capacity. A Ledger is
 // not safe for concurrent use: Planner guards its own.
 type Ledger struct {
@@ -123,11 +132,18 @@ func (l *Ledger) Release(name string) bool {
 }
 
 func (l *Ledger) add(r Reservation, milliCPU int64) {
+	l.addTo(r.Region, r, milliCPU)
+	if r.Zone != "" {
+		l.addTo(ZoneKey(r.Zone), r, milliCPU)
+	}
+}
+
+func (l *Ledger) addTo(key string, r Reservation, milliCPU int64) {
 	first, last := r.hours()
-	h, ok := l.load[r.Region]
+	h, ok := l.load[key]
 	if !ok {
 		h = map[int64]int64{}
-		l.load[r.Region] = h
+		l.load[key] = h
 	}
 	for t := first; t <= last; t += 3600 {
 		h[t] += milliCPU
@@ -136,7 +152,7 @@ func (l *Ledger) add(r Reservation, milliCPU int64) {
 		}
 	}
 	if len(h) == 0 {
-		delete(l.load, r.Region)
+		delete(l.load, key)
 	}
 }
 
@@ -153,8 +169,8 @@ func (l *Ledger) Prune(t time.Time) int {
 	return n
 }
 
-// Load returns the millicores reserved in the region for the hour that
-// holds t.
+// Load returns the millicores reserved in the region (RegionKey) or zone
+// (ZoneKey) for the hour that holds t.
 func (l *Ledger) Load(region string, t time.Time) int64 {
 	return l.loadAt(region, Hour(t).Unix())
 }

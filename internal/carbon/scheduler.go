@@ -31,7 +31,8 @@ const DefaultTolerance = 0.01
 // without a deadline is not shifted in time, only between regions.
 //
 // Capacity: an option is feasible when, in every hour the run touches, the
-// region's reservations plus the run stay within its declared capacity.
+// reservations plus the run stay within the declared capacity of its region
+// and of its grid zone.
 // The scheduler takes the least-emitting feasible option; options within
 // Tolerance of it are near-ties, broken by the lowest peak utilisation of the
 // region over the run (then the lowest peak load, the least emissions, the
@@ -70,7 +71,9 @@ type option struct {
 type candidateInfo struct {
 	series *zoneSeries
 	region string
-	watts  float64
+	// zone is the ZoneKey of the candidate's zone.
+	zone  string
+	watts float64
 	// usable is false when the candidate has no forecast, or one of the
 	// signal left out.
 	usable bool
@@ -140,6 +143,7 @@ func (s *Shifter) candidates(req Request, energy EnergyModel) ([]candidateInfo, 
 	for i, c := range req.Candidates {
 		infos[i].watts = energy.Watts(c.Provider, req.CPUMilli, req.MemoryBytes)
 		infos[i].region = RegionKey(c)
+		infos[i].zone = ZoneKey(c.Zone)
 		if z := s.Intensities.series(c.Zone); z != nil {
 			infos[i].series = z
 			average = average || z.signal == Average
@@ -287,22 +291,32 @@ func (l load) less(o load) bool {
 	return l.milliCPU < o.milliCPU
 }
 
-// load returns the region's peak load over the option's run, and false when
-// an hour would exceed the region's capacity.
+// load returns the peak load over the option's run of its region and,
+// when the zone's capacity is declared, its zone; false when an hour would
+// exceed either's capacity.
 func (e *evaluation) load(o option) (load, bool) {
-	region := e.infos[o.cand].region
+	info := &e.infos[o.cand]
 	r := Reservation{Start: time.Unix(o.start, 0), End: time.Unix(o.start, 0).Add(e.req.Duration)}
 	first, last := r.hours()
 	var peak load
 	for t := first; t <= last; t += 3600 {
-		used := e.ledger.loadAt(region, t) + e.req.CPUMilli
+		used := e.ledger.loadAt(info.region, t) + e.req.CPUMilli
 		peak.milliCPU = max(peak.milliCPU, used)
-		if c, ok := e.s.Capacity.at(region, t); ok {
+		if c, ok := e.s.Capacity.at(info.region, t); ok {
 			if used > c {
 				return load{}, false
 			}
 			if c > 0 {
 				peak.utilisation = max(peak.utilisation, float64(used)/float64(c))
+			}
+		}
+		if c, ok := e.s.Capacity.at(info.zone, t); ok {
+			zoneUsed := e.ledger.loadAt(info.zone, t) + e.req.CPUMilli
+			if zoneUsed > c {
+				return load{}, false
+			}
+			if c > 0 {
+				peak.utilisation = max(peak.utilisation, float64(zoneUsed)/float64(c))
 			}
 		}
 	}

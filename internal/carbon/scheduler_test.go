@@ -129,6 +129,15 @@ func TestShifterPlan(t *testing.T) {
 			want:     outcome{Region: "b", Start: t0.Add(time.Hour), Grams: 200, Baseline: 300, Source: "test"},
 		},
 		{
+			name:       "a zone's capacity bounds its regions together",
+			points:     concat(hours("AA", 100, 100), hours("BB", 300, 300)),
+			capacity:   carbon.NewCapacity().Set(carbon.ZoneKey("AA"), 1500),
+			reserved:   []carbon.Reservation{{Name: "ns/other", Region: "azure/a", Zone: "AA", Start: t0, End: t0.Add(time.Hour), MilliCPU: 1000}},
+			req:        run(time.Hour, 0, b, a, cand("a2", "AA", 0.2)),
+			want:       outcome{Region: "b", Start: t0, Grams: 300, Baseline: 300, Source: "test"},
+			wantReason: "2 greener options were full",
+		},
+		{
 			name:     "an hour's own capacity overrides the region's",
 			points:   concat(hours("AA", 300, 300), hours("BB", 100, 100)),
 			capacity: carbon.NewCapacity().Set("azure/b", 4000).SetHour("azure/b", t0.Add(time.Hour), 0),
