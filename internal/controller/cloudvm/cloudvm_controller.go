@@ -51,8 +51,9 @@ type Reconciler struct {
 
 // SetupWithManager registers the reconciler. The provider kinds whose CRDs
 // are installed are watched (metadata only): a change of an object with a
-// CloudVM's label reconciles that CloudVM. Kinds installed later are
-// followed by the Poll interval until the controller restarts.
+// CloudVM's label reconciles that CloudVM. Kinds installed later, or whose
+// discovery failed, are followed by the Poll interval until the controller
+// restarts.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -77,7 +78,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("failed to look up provider kind %s: %w", gk, err)
+			// Discovery of one API group failing must not stop every
+			// controller: the kind is followed by the poll instead.
+			logger.Error(err, "Failed to look up provider kind; not watched", "kind", gk)
+			continue
 		}
 		obj := &metav1.PartialObjectMetadata{}
 		obj.SetGroupVersionKind(m.GroupVersionKind)
