@@ -67,6 +67,9 @@ func (r *Refresher) NeedLeaderElection() bool { return false }
 // refresh is logged, not returned: the previous snapshot serves until the
 // next one.
 func (r *Refresher) Start(ctx context.Context) error {
+	if r.Source == nil || r.Target == nil {
+		return fmt.Errorf("failed to start the carbon intensity refresher: it needs a Source and a Target (source set: %t, target set: %t)", r.Source != nil, r.Target != nil)
+	}
 	logger := log.FromContext(ctx).WithName("carbon-refresher")
 	ctx = log.IntoContext(ctx, logger)
 	interval := r.Interval

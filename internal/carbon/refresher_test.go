@@ -107,3 +107,20 @@ func TestRefresherStart(t *testing.T) {
 		t.Errorf("NeedLeaderElection() = true, want every replica to refresh")
 	}
 }
+
+func TestRefresherStartNeedsSourceAndTarget(t *testing.T) {
+	tests := []struct {
+		name string
+		r    carbon.Refresher
+	}{
+		{name: "no source", r: carbon.Refresher{Target: carbon.NewPlanner(carbon.PlannerOptions{})}},
+		{name: "no target", r: carbon.Refresher{Source: carbon.NewMemory("memory", clocktesting.NewFakeClock(t0))}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.r.Start(t.Context()); err == nil {
+				t.Errorf("Start() = nil, want an error")
+			}
+		})
+	}
+}
