@@ -182,3 +182,23 @@ func TestPlannerConcurrent(t *testing.T) {
 		t.Errorf("planned %d runs of 1 vCPU into 20 vCPU, want 20", planned)
 	}
 }
+
+// TestPlannerSpreadsTies plans identical runs one after another into
+// equally green regions without declared capacity: they alternate instead of
+// piling into the first.
+func TestPlannerSpreadsTies(t *testing.T) {
+	in := carbon.NewIntensities(concat(hours("AA", 100, 100), hours("BB", 100.4, 100.4), hours("CC", 150, 150)))
+	p := carbon.NewPlanner(carbon.PlannerOptions{Intensities: in})
+	cands := []carbon.Candidate{cand("a", "AA", 0.1), cand("b", "BB", 0.1), cand("c", "CC", 0.1)}
+	var got []string
+	for i := range 6 {
+		plan, err := p.Schedule(carbon.Request{Name: fmt.Sprintf("ns/run-%d", i), CPUMilli: 1000, Duration: time.Hour, Now: t0, Candidates: cands})
+		if err != nil {
+			t.Fatalf("Schedule() error = %v", err)
+		}
+		got = append(got, plan.Candidate.Region)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "a", "b", "a", "b"}, got); diff != "" {
+		t.Errorf("regions mismatch (-want +got):\n%s", diff)
+	}
+}
