@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/carbon"
@@ -57,6 +59,10 @@ func (g greenest) Schedule(req carbon.Request) (carbon.Plan, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// controller-runtime's logs are dropped: the tests read what the webhook
+// answers, not what it logs.
+func init() { ctrllog.SetLogger(logr.Discard()) }
 
 // testVM is a VM of 2 CPUs and 4 GiB for 2 hours in namespace default, with
 // an SSH key.
