@@ -50,15 +50,26 @@ type Result struct {
 }
 
 // A Denial is why a request is refused; its message is shown to the user as
-// it is.
+// it is. Err, when set, is the error behind it (a policy or scheduler error
+// such as policy.ErrInvalidInput or carbon.ErrDeadline), for errors.Is.
 type Denial struct {
 	Message string
+	Err     error
 }
 
 func (d *Denial) Error() string { return d.Message }
 
+// Unwrap returns the error behind the denial.
+func (d *Denial) Unwrap() error { return d.Err }
+
 func deny(format string, args ...any) error {
 	return &Denial{Message: fmt.Sprintf(format, args...)}
+}
+
+// denyFor is deny with the error behind the denial, which the message
+// includes.
+func denyFor(err error, format string, args ...any) error {
+	return &Denial{Message: fmt.Sprintf(format, args...), Err: err}
 }
 
 // timeLayout is how times appear in messages.
@@ -144,7 +155,7 @@ func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time
 	}
 	dec, err := p.Policies.VM(ctx, in)
 	if err != nil {
-		return nil, deny("CloudVM %s: the policies refused its input: %v", key(vm), err)
+		return nil, denyFor(err, "CloudVM %s: the policies refused its input: %v", key(vm), err)
 	}
 	dec = renderable(vm, dec)
 	if len(dec.Candidates) == 0 {
@@ -159,10 +170,10 @@ func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time
 	plan, err := sched.Schedule(req)
 	switch {
 	case errors.Is(err, carbon.ErrDeadline):
-		return nil, deny("CloudVM %s cannot be scheduled: none of the %d regions the policies left (%s) can run it for %s between %s and its deadline %s%s: %v",
+		return nil, denyFor(err, "CloudVM %s cannot be scheduled: none of the %d regions the policies left (%s) can run it for %s between %s and its deadline %s%s: %v",
 			key(vm), len(dec.Candidates), constraints(vm), vm.Spec.Duration.Duration, req.Earliest().Format(timeLayout), req.Deadline.UTC().Format(timeLayout), pinNote(vm), err)
 	case err != nil:
-		return nil, deny("CloudVM %s cannot be scheduled: the carbon scheduler failed: %v", key(vm), err)
+		return nil, denyFor(err, "CloudVM %s cannot be scheduled: the carbon scheduler failed: %v", key(vm), err)
 	}
 	if pin := vm.Spec.Pin; pin != nil && pin.Start != nil {
 		plan.Start = pin.Start.UTC()

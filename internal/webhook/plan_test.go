@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/policy"
 )
 
 var now = time.Date(2026, 11, 23, 20, 10, 0, 0, time.UTC)
@@ -73,6 +75,8 @@ func TestAdmit(t *testing.T) {
 		want    where
 		// denied are substrings of the denial, when the request is refused.
 		denied []string
+		// deniedFor, when set, is the error the denial wraps.
+		deniedFor error
 	}{{
 		name:    "no scheduler: at once, and the decision says so",
 		planner: noForecast,
@@ -150,7 +154,8 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.Residency = "EU"
 			vm.Spec.Deadline = &metav1.Time{Time: now.Add(150 * time.Minute)}
 		}),
-		denied: []string{"none of the 8 regions the policies left", "providers gcp; residency EU", "and its deadline 2026-11-23T22:40:00Z", "cannot finish before its deadline"},
+		deniedFor: carbon.ErrDeadline,
+		denied:    []string{"none of the 8 regions the policies left", "providers gcp; residency EU", "and its deadline 2026-11-23T22:40:00Z", "cannot finish before its deadline"},
 	}, {
 		name:    "no region left: every constraint and every removal named",
 		planner: green,
@@ -260,7 +265,8 @@ func TestAdmit(t *testing.T) {
 		vm: testVM("mars", func(vm *computev1alpha1.CloudVM) {
 			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "aws", Region: "mars-1"}
 		}),
-		denied: []string{"CloudVM default/mars: the policies refused its input", `region: unknown region "mars-1"; valid: `},
+		deniedFor: policy.ErrInvalidInput,
+		denied:    []string{"CloudVM default/mars: the policies refused its input", `region: unknown region "mars-1"; valid: `},
 	}, {
 		name:    "zero memory, which the webhook sees before the schema does",
 		planner: green,
@@ -289,6 +295,9 @@ func TestAdmit(t *testing.T) {
 					t.Fatalf("got %+v, %v; want a denial", whereOf(res), err)
 				}
 				t.Logf("denied: %s", d.Message)
+				if tc.deniedFor != nil && !errors.Is(err, tc.deniedFor) {
+					t.Errorf("the denial does not wrap %v", tc.deniedFor)
+				}
 				for _, w := range tc.denied {
 					if !strings.Contains(d.Message, w) {
 						t.Errorf("denial does not contain %q:\n%s", w, d.Message)
