@@ -25,6 +25,7 @@ placement code:
 		newControllerCommand(),
 		newBenchCommand(),
 		newTestbedCommand(),
+		newCarbonCommand(),
 	)
 	return root
 }
