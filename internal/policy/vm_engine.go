@@ -81,6 +81,16 @@ func readVMDocument(v ast.Value) (vmDocument, error) {
 	return doc, nil
 }
 
+// docKeys are the terms of the document's keys, built once.
+var docKeys = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, k := range []string{"invalid", "candidates", "steps", "removed", "unverifiedPrices",
+		"provider", "region", "zone", "instanceType", "pricePerHour", "latencyMs", "policy", "left", "reason"} {
+		m[k] = ast.StringTerm(k)
+	}
+	return m
+}()
+
 // docReader reads the VM decision document from a Rego value; failed is set
 // when the value does not have the shape the reader expects.
 type docReader struct{ failed bool }
@@ -131,7 +141,11 @@ func (r *docReader) field(obj ast.Object, key string) ast.Value {
 	if obj == nil {
 		return nil
 	}
-	t := obj.Get(ast.InternedTerm(key))
+	k, ok := docKeys[key]
+	if !ok {
+		k = ast.StringTerm(key)
+	}
+	t := obj.Get(k)
 	if t == nil {
 		return nil
 	}

@@ -13,27 +13,32 @@ import data.meridian.clouds.instances
 import data.meridian.clouds.regions
 import data.meridian.vm.index
 
-# fitting[p][name] is [cpuMilli, memoryMiB] of each of provider p's sizes
-# with the VM's CPU and memory; providers without one are left out.
-fitting := {p: sizes |
-	some p, info in instances
-	sizes := {n: [s.cpuMilli, s.memoryMiB] | some n, s in info.sizes; s.cpuMilli >= input.cpuMilli; s.memoryMiB >= input.memoryMiB}
-	count(sizes) > 0
+# first(info, rank) is the first size in rank that has the VM's CPU and
+# memory. A provider's rank orders its sizes by price in a region, cheapest
+# first, then by fewer mCPU and less memory (hack/policydata writes it; a
+# data test checks it against the prices): its first fitting size is the
+# region's cheapest.
+first(info, rank) := rank[i] if {
+	i := min({i |
+		some i, n in rank
+		s := info.sizes[n]
+		s.cpuMilli >= input.cpuMilli
+		s.memoryMiB >= input.memoryMiB
+	})
 }
-
-# first(p, rank) is the first size in rank that fits the VM. A provider's
-# rank orders its sizes by price in a region, cheapest first, then by fewer
-# mCPU and less memory (hack/policydata writes it; a data test checks it
-# against the prices): its first fitting size is the region's cheapest.
-first(p, rank) := rank[min({i | some i, n in rank; fitting[p][n]})]
 
 # pick[p] is provider p's size in every region that ranks its sizes in the
 # provider's common order: found once per provider, not once per region.
-pick := {p: first(p, instances[p].order) | some p, _ in fitting}
+# A provider with no size that fits has none.
+pick := {p: n | some p, info in instances; n := first(info, info.order)}
 
 # pick_in["provider/region"] is the size in each region that ranks its
 # sizes otherwise (orderIn).
-pick_in := {concat("/", [p, r]): first(p, rank) | some p, _ in fitting; some r, rank in object.get(instances[p], "orderIn", {})}
+pick_in := {concat("/", [p, r]): n |
+	some p, info in instances
+	some r, rank in object.get(info, "orderIn", {})
+	n := first(info, rank)
+}
 
 # verified[p] is whether provider p's prices come from a recorded source.
 verified := {p: object.get(info, "verified", false) | some p, info in instances}
@@ -57,14 +62,14 @@ largest(p, field) := max({s[field] | some s in object.get(instances, [p, "sizes"
 # too_small[p] is why no size of provider p fits.
 too_small := {p: msg |
 	some p, _ in regions
-	not fitting[p]
+	not pick[p]
 	msg := sprintf("no %s instance size has %d mCPU and %d MiB; the largest has %d mCPU and %d MiB", [p, input.cpuMilli, input.memoryMiB, largest(p, "cpuMilli"), largest(p, "memoryMiB")])
 }
 
 # unpriced is every region of a provider with a fitting size but no price
 # list for the region.
 unpriced := {index.key_of[r] |
-	some p, _ in fitting
+	some p, _ in pick
 	some r in object.keys(object.get(regions, p, {})) - object.keys(object.get(instances[p], "pricePerHour", {}))
 }
 
