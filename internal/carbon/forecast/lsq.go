@@ -1,9 +1,10 @@
 package forecast
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // ridge is the relative ridge penalty of the least squares.
@@ -27,6 +28,18 @@ func (e *normal) add(x *[features]float64, y, w float64) {
 	}
 	e.sw += w
 	e.n++
+}
+
+// merge adds o's rows to e.
+func (e *normal) merge(o *normal) {
+	for i := range features {
+		e.xy[i] += o.xy[i]
+		for j := 0; j <= i; j++ {
+			e.xx[i][j] += o.xx[i][j]
+		}
+	}
+	e.sw += o.sw
+	e.n += o.n
 }
 
 func (e *normal) solve() ([features]float64, error) {
@@ -95,7 +108,7 @@ type weighted struct{ v, w float64 }
 // weightedMedian returns the value at which the weights below and above are
 // equal (the v that minimises the weighted sum of |v - v'|); it sorts xs.
 func weightedMedian(xs []weighted) float64 {
-	sort.Slice(xs, func(i, j int) bool { return xs[i].v < xs[j].v })
+	slices.SortFunc(xs, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
 	var total float64
 	for _, x := range xs {
 		total += x.w

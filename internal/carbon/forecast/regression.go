@@ -85,14 +85,16 @@ func NewRegression(history Series) (*Regression, error) {
 	for newest > 0 && math.IsNaN(orig[newest]) {
 		newest--
 	}
-	weight := func(T int) float64 {
-		return math.Exp2(-float64(newest-T) / halfLife.Hours())
+	weights := make([]float64, len(orig))
+	for T := range weights {
+		weights[T] = math.Exp2(-float64(newest-T) / halfLife.Hours())
 	}
 	usable := func(t, h int) bool {
 		T := t + h
 		return !math.IsNaN(orig[T]) && !math.IsNaN(orig[t]) && !math.IsNaN(orig[T-24*ceilDays(h)]) && !math.IsNaN(orig[T-168])
 	}
 	var x [features]float64
+	var ratios [24][]weighted
 	for h := 1; h <= MaxHorizon; h++ {
 		var groups [25]normal // per hour of the day of the origin; 24: all hours
 		for t := Lookback - 1; t+h < len(v); t++ {
@@ -100,9 +102,10 @@ func NewRegression(history Series) (*Regression, error) {
 				continue
 			}
 			r.features(&x, v, m24, d7, how0, t, h)
-			w := weight(t + h)
-			groups[24].add(&x, orig[t+h], w)
-			groups[(how0+t)%24].add(&x, orig[t+h], w)
+			groups[(how0+t)%24].add(&x, orig[t+h], weights[t+h])
+		}
+		for g := range 24 {
+			groups[24].merge(&groups[g])
 		}
 		if groups[24].n < features*10 {
 			return nil, fmt.Errorf("forecast: zone %q has %d usable rows for horizon %d h, want at least %d for the %s model: %w",
@@ -123,7 +126,9 @@ func NewRegression(history Series) (*Regression, error) {
 			}
 		}
 		// The MAPE correction of each hour's intercept.
-		var ratios [24][]weighted
+		for g := range ratios {
+			ratios[g] = ratios[g][:0]
+		}
 		for t := Lookback - 1; t+h < len(v); t++ {
 			if !usable(t, h) {
 				continue
@@ -131,7 +136,7 @@ func NewRegression(history Series) (*Regression, error) {
 			g := (how0 + t) % 24
 			r.features(&x, v, m24, d7, how0, t, h)
 			q := math.Exp(orig[t+h] - dot(&coefs[g], &x))
-			ratios[g] = append(ratios[g], weighted{q, weight(t+h) / q})
+			ratios[g] = append(ratios[g], weighted{q, weights[t+h] / q})
 		}
 		for g := range 24 {
 			if len(ratios[g]) > 0 {
@@ -151,7 +156,7 @@ func (r *Regression) Rows() int { return r.rows }
 
 // Predict implements Model.
 func (r *Regression) Predict(recent Series, hours int) []float64 {
-	v, how0 := window(logSeries(recent), Lookback, &r.profile)
+	v, how0 := window(logSeries(recent.tail(Lookback)), Lookback, &r.profile)
 	m24, d7 := dailyMeans(v)
 	t := len(v) - 1
 	out := make([]float64, hours)

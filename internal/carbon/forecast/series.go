@@ -99,6 +99,16 @@ func (s Series) Until(t time.Time) Series {
 	return Series{Zone: s.Zone, First: s.First, Values: s.Values[:i], Signal: s.Signal}
 }
 
+// tail returns the series' last n hours (all of them when it has fewer),
+// sharing Values.
+func (s Series) tail(n int) Series {
+	if len(s.Values) <= n {
+		return s
+	}
+	i := len(s.Values) - n
+	return Series{Zone: s.Zone, First: s.First.Add(time.Duration(i) * time.Hour), Values: s.Values[i:], Signal: s.Signal}
+}
+
 // Without returns a copy of the series whose hours in [from, to) are NaN:
 // the training set of a hold-out evaluation.
 func (s Series) Without(from, to time.Time) Series {
