@@ -133,7 +133,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	for i, s := range r.Mean {
 		if i == 0 {
-			row("MEAN", fmt.Sprintf("%d zones", len(r.Zones)), s)
+			row("MEAN", plural(len(r.Zones), "zone"), s)
 		} else {
 			row("", "", s)
 		}
@@ -160,4 +160,12 @@ func period(from, to time.Time) string {
 		return from.Format("2006-01")
 	}
 	return from.Format("2006-01-02") + ".." + to.Add(-time.Hour).Format("01-02")
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -41,7 +41,7 @@ pre { font-size: 0.8em; }
 	}
 	b.WriteString("</p>\n<div class=\"charts\">\n")
 	if len(r.Mean) > 0 {
-		r.chart(&b, fmt.Sprintf("Mean over %d zones", len(r.Zones)), r.Mean, 420, 280)
+		r.chart(&b, "Mean over "+plural(len(r.Zones), "zone"), r.Mean, 420, 280)
 	}
 	for _, z := range r.Zones {
 		r.chart(&b, z.Zone+" ("+period(z.From, z.To)+")", z.Scores, 280, 190)
