@@ -53,6 +53,6 @@ invalid contains "originRegion: required when maxLatencyMs is set" if {
 
 invalid contains msg if {
 	origin != ""
-	not origin in index.names
+	not index.key_of[origin]
 	msg := sprintf("originRegion: unknown region %q; valid: %s", [origin, concat(", ", sort(index.names))])
 }

@@ -15,6 +15,6 @@ deny := reasons(denied)
 
 invalid contains msg if {
 	pinned != ""
-	not pinned in index.names
+	not index.key_of[pinned]
 	msg := sprintf("region: unknown region %q; valid: %s", [pinned, concat(", ", sort(index.names))])
 }

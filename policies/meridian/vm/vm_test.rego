@@ -226,6 +226,22 @@ test_data_round_trip_times_cover_every_pair if {
 	missing == set()
 }
 
+test_unknown_round_trip_times_are_explained if {
+	d := vm.decision with input as object.union(small, {"originRegion": "westeurope"})
+		with data.meridian.clouds.regions as fixture_regions
+		with data.meridian.clouds.keys as fixture_keys
+		with data.meridian.clouds.latency as json.remove(fixture_latency, ["rtt/westeurope/nowhere1"])
+		with data.meridian.clouds.instances as fixture_instances
+		with data.meridian.clouds.residency as fixture_residency
+	removal(d, "gcp/nowhere1") == {"provider": "gcp", "region": "nowhere1", "policy": "latency", "reason": "no round-trip time from \"westeurope\" is known"}
+}
+
+test_unknown_origin_is_explained if {
+	d := decide(object.union(small, {"originRegion": "mars-1"}))
+	d.candidates == []
+	removal(d, "azure/westeurope").reason == "no round-trip time from \"mars-1\" is known"
+}
+
 test_data_residency_names_known_regions if {
 	unknown := {[j, p, r] | some j, ps in clouds.residency; some p, rs in ps; some r in rs; not clouds.regions[p][r]}
 	unknown == set()
