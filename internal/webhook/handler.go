@@ -27,11 +27,12 @@ const CloudVMPath = "/mutate-compute-meridian-dev-v1alpha1-cloudvm"
 // The webhook's configuration: every CREATE and UPDATE of a CloudVM (not
 // its status) goes through it; the API server refuses the request when the
 // webhook cannot answer (failurePolicy Fail), so no VM exists without a
-// decision while the webhook is installed; it has no side effects, so a
-// dry run is decided too; 5 s is far above an in-memory decision and far
+// decision while the webhook is installed; its one side effect, the carbon
+// scheduler's in-memory reservation, is skipped on a dry run, which is
+// decided too (sideEffects NoneOnDryRun); 5 s is far above an in-memory decision and far
 // under the API server's 30 s limit.
 //
-// +kubebuilder:webhook:path=/mutate-compute-meridian-dev-v1alpha1-cloudvm,mutating=true,failurePolicy=fail,sideEffects=None,groups=compute.meridian.dev,resources=cloudvms,verbs=create;update,versions=v1alpha1,name=cloudvm.compute.meridian.dev,admissionReviewVersions=v1,timeoutSeconds=5,reinvocationPolicy=Never
+// +kubebuilder:webhook:path=/mutate-compute-meridian-dev-v1alpha1-cloudvm,mutating=true,failurePolicy=fail,sideEffects=NoneOnDryRun,groups=compute.meridian.dev,resources=cloudvms,verbs=create;update,versions=v1alpha1,name=cloudvm.compute.meridian.dev,admissionReviewVersions=v1,timeoutSeconds=5,reinvocationPolicy=Never
 
 // CloudVMHandler is the CloudVM mutating webhook: it decodes the
 // AdmissionReview, runs the Planner at the time of the request and patches
@@ -96,7 +97,13 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 	}
 
 	logger := log.FromContext(ctx).WithValues("cloudVM", klog.KRef(vm.Namespace, vm.Name), "operation", req.Operation)
-	res, err := h.planner.Admit(ctx, req.Operation, vm, old, h.now())
+	planner := h.planner
+	if req.DryRun != nil && *req.DryRun {
+		// A dry run is decided as the real request would be, and reserves
+		// nothing (the webhook's sideEffects are NoneOnDryRun).
+		planner = planner.previewing()
+	}
+	res, err := planner.Admit(ctx, req.Operation, vm, old, h.now())
 	if err != nil {
 		logger.Info("CloudVM denied", "reason", err.Error())
 		return admission.Denied(err.Error())

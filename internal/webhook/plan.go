@@ -23,8 +23,14 @@ type Planner struct {
 	Policies policy.VMPolicies
 	// Scheduler chooses among the regions left. Nil means no carbon
 	// scheduler is configured: carbon.NoForecast decides, and the decision
-	// says so in its fallback.
+	// says so in its fallback. A Reserver (*carbon.Planner) is asked to
+	// preview on dry runs and replays, and its reservation is given back
+	// when the request is refused after it planned.
 	Scheduler carbon.Scheduler
+	// Ready, when set, is called before the Scheduler plans; an error
+	// refuses the request. LedgerSync.Wait holds admissions until the
+	// scheduler's ledger holds the CloudVMs stored before a restart.
+	Ready func(context.Context) error
 }
 
 // An Outcome says what happens to spec.schedule.
@@ -85,7 +91,7 @@ func (p Planner) Admit(ctx context.Context, op admissionv1.Operation, vm, old *c
 	now = now.UTC().Truncate(time.Second)
 	switch op {
 	case admissionv1.Create:
-		s, err := p.plan(ctx, vm, now)
+		s, err := p.plan(ctx, vm, nil, now)
 		if err != nil {
 			return Result{}, err
 		}
@@ -114,7 +120,7 @@ func (p Planner) update(ctx context.Context, vm, old *computev1alpha1.CloudVM, n
 		}
 		return Result{}, deny("CloudVM %s %s, so %s (moving it would delete a running VM): delete it and create a new one, or revert the change", key(vm), why, what)
 	}
-	s, err := p.plan(ctx, vm, now)
+	s, err := p.plan(ctx, vm, old, now)
 	if err != nil {
 		return Result{}, err
 	}
@@ -141,7 +147,9 @@ func needs(s computev1alpha1.CloudVMSpec) computev1alpha1.CloudVMSpec {
 	return s
 }
 
-func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time.Time) (*computev1alpha1.CloudVMSchedule, error) {
+// plan decides vm's schedule; old is the stored VM on UPDATE (nil on
+// CREATE), whose reservation comes back if the new plan is refused.
+func (p Planner) plan(ctx context.Context, vm, old *computev1alpha1.CloudVM, now time.Time) (*computev1alpha1.CloudVMSchedule, error) {
 	if p.Policies == nil {
 		return nil, deny("no policy engine is configured: CloudVM %s cannot be scheduled", key(vm))
 	}
@@ -163,6 +171,11 @@ func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time
 	}
 	req.Candidates = dec.Candidates
 
+	if p.Ready != nil {
+		if err := p.Ready(ctx); err != nil {
+			return nil, denyFor(err, "CloudVM %s cannot be scheduled yet: %v", key(vm), err)
+		}
+	}
 	sched, fallback := p.Scheduler, ""
 	if sched == nil {
 		sched, fallback = carbon.NoForecast{}, "no carbon scheduler is configured; "
@@ -181,6 +194,7 @@ func (p Planner) plan(ctx context.Context, vm *computev1alpha1.CloudVM, now time
 	plan.Start = plan.Start.UTC().Truncate(time.Second)
 	plan.End = plan.Start.Add(req.Duration)
 	if err := checkPlan(vm, req, dec, plan); err != nil {
+		p.unreserve(vm, old, now)
 		return nil, err
 	}
 	return &computev1alpha1.CloudVMSchedule{

@@ -47,6 +47,8 @@ func (p Planner) Replay(ctx context.Context, vm *computev1alpha1.CloudVM, r Repl
 	again := vm.DeepCopy()
 	again.Spec.Schedule = nil
 	p.Policies = replayed{dec}
+	// A replay decides again; it must not take capacity a second time.
+	p = p.previewing()
 	res, err := p.Admit(ctx, admissionv1.Create, again, nil, s.Decision.DecidedTime.Time)
 	var d *Denial
 	if errors.As(err, &d) {
