@@ -69,6 +69,10 @@ type Options struct {
 	// provider objects exist, to follow kinds that are not watched; zero
 	// takes decide.DefaultVMTiming's.
 	CloudVMPoll time.Duration
+	// Carbon returns the grid zones' carbon intensities (the carbon
+	// scheduler's latest snapshot) for MultiClusterDeployment and
+	// MultiClusterJob placement's Carbon score; nil places without them.
+	Carbon func() placement.CarbonIntensity
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -124,6 +128,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		FailoverGrace:   opts.FailoverGrace,
 		Traffic:         opts.Traffic,
 		TrafficInterval: opts.TrafficInterval,
+		Carbon:          opts.Carbon,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
@@ -134,6 +139,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Assumptions:  assumptions,
 		Recorder:     mgr.GetEventRecorder("meridian-placement"),
 		PendingGrace: opts.PendingGrace,
+		Carbon:       opts.Carbon,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}

@@ -65,6 +65,10 @@ type Reconciler struct {
 	// UnplacedRetry is the time between two passes while replicas fit no
 	// cluster.
 	UnplacedRetry time.Duration
+	// Carbon returns the grid zones' carbon intensities now and forecast
+	// (the carbon scheduler's latest snapshot) that the Carbon score plugin
+	// reads; nil, or a nil result, places without them.
+	Carbon func() placement.CarbonIntensity
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
 

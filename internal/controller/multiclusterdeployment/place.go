@@ -28,6 +28,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	}
 	decide.ObserveMembers(r.Assumptions, w, in.Members)
 	in.Snapshot = r.Inventory.SnapshotFor(r.traffic(ctx, mcd), r.Assumptions)
+	withCarbon(in.Snapshot, r.Carbon, in.Now)
 	mcr := r.rescheduler(ctx)
 	if mcr != nil {
 		r.mu.Lock()
@@ -81,3 +82,14 @@ func Workload(mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Work
 // Key is the placement key of a MultiClusterDeployment: the inventory's
 // owner key of its member objects.
 func Key(namespace, name string) string { return workload.Key(Kind, namespace, name) }
+
+// withCarbon gives the snapshot the carbon intensities carbon returns, read
+// from now on, when it returns any.
+func withCarbon(s *placement.Snapshot, carbon func() placement.CarbonIntensity, now time.Time) {
+	if carbon == nil {
+		return
+	}
+	if c := carbon(); c != nil {
+		s.Carbon, s.CarbonAt = c, now
+	}
+}

@@ -46,6 +46,10 @@ type Reconciler struct {
 	// PendingGrace is how long a member Job's pods may stay Unschedulable
 	// before the member Job, if none of its pods ran, is placed elsewhere.
 	PendingGrace time.Duration
+	// Carbon returns the grid zones' carbon intensities now and forecast
+	// (the carbon scheduler's latest snapshot) that the Carbon score plugin
+	// reads; nil, or a nil result, places without them.
+	Carbon func() placement.CarbonIntensity
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
 }

@@ -37,6 +37,11 @@ func (r *Reconciler) place(ctx context.Context, mcj *multiclusterv1alpha1.MultiC
 	for name, m := range members {
 		in.Members[name] = m.JobMember
 	}
+	if r.Carbon != nil {
+		if c := r.Carbon(); c != nil {
+			in.Snapshot.Carbon, in.Snapshot.CarbonAt = c, in.Now
+		}
+	}
 	p, err := decide.Job(ctx, r.Framework, in)
 	if err != nil {
 		return nil, err
