@@ -17,11 +17,13 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
 	cloudtestbed "github.com/meridian-dev/meridian/internal/cloud/testbed"
 	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/scheme"
 	"github.com/meridian-dev/meridian/internal/traffic"
@@ -45,6 +47,7 @@ type controllerFlags struct {
 	webhookPort         int
 	webhookCertDir      string
 	policy              policy.Options
+	carbon              carbonFlags
 }
 
 func newControllerCommand() *cobra.Command {
@@ -63,7 +66,31 @@ installed there (kubectl apply --server-side -f config/crd/bases).
 
 With --webhook-cert-dir it also serves the CloudVM admission webhook (HTTPS,
 every replica), which runs the policy engine (--policy-* flags) in-process;
-register it with config/webhook/manifests.yaml (see docs/vms.md).`,
+register it with config/webhook/manifests.yaml (see docs/vms.md).
+
+Carbon: every replica runs a carbon scheduler that picks each CloudVM's
+region and start with the least forecast emissions before its deadline, and
+gives the Carbon placement policy its intensities. It reads every grid zone
+the policy data's regions map to (plus --carbon-zones) every
+--carbon-refresh-interval. Out of the box it reads the offline data shipped
+in the binary (no credentials, decisions say "offline"); --carbon-sources
+names a file that puts Electricity Maps, WattTime or the Carbon Aware SDK
+first, with the credentials in $MERIDIAN_ELECTRICITYMAPS_TOKEN,
+$MERIDIAN_WATTTIME_USERNAME and $MERIDIAN_WATTTIME_PASSWORD:
+
+  order: [electricitymaps]
+  electricityMaps: {requestsPerMinute: 30}
+
+--carbon-capacity names a file of the vCPU the scheduler may plan per region
+and per grid zone; without it every region is unlimited:
+
+  regions: {azure/westeurope: 64, gcp/europe-west4: 32}
+  zones: {NL: 80}
+
+The scheduler's reservations are rebuilt from the stored CloudVMs'
+spec.schedule at start (admissions wait for it), follow the CloudVMs other
+replicas admit, and are released when a CloudVM is deleted, Failed or
+Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runController(cmd, f) },
 	}
@@ -97,6 +124,7 @@ register it with config/webhook/manifests.yaml (see docs/vms.md).`,
 	fl.IntVar(&f.webhookPort, "webhook-port", ctrlwebhook.DefaultPort, "port of the CloudVM admission webhook (HTTPS)")
 	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
 	f.policy.AddFlags(fl)
+	f.carbon.addFlags(fl)
 	return cmd
 }
 
@@ -152,10 +180,24 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	if f.testbedDir != "" {
 		f.opts.CloudBackends[multiclusterv1alpha1.BackendTestbed] = cloudtestbed.New(f.testbedDir)
 	}
+	engine, err := newPolicyEngine(cmd, mgr, f)
+	if err != nil {
+		return err
+	}
+	sched, err := setupCarbon(cmd, mgr, f, engine)
+	if err != nil {
+		return err
+	}
+	f.opts.Carbon = func() placement.CarbonIntensity {
+		if in := sched.planner.Intensities(); in != nil {
+			return in
+		}
+		return nil
+	}
 	if _, err := controller.Setup(mgr, f.opts); err != nil {
 		return err
 	}
-	webhookState, err := setupWebhook(cmd, mgr, f)
+	webhookState, err := setupWebhook(mgr, f, engine, sched.planner)
 	if err != nil {
 		return err
 	}
@@ -165,22 +207,21 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "meridian controller: managing %s (metrics on %s, leader election %v, %s)\n", cfg.Host, f.metricsAddr, f.leaderElect, webhookState)
+	fmt.Fprintf(cmd.ErrOrStderr(), "meridian controller: managing %s (metrics on %s, leader election %v, %s; %s)\n", cfg.Host, f.metricsAddr, f.leaderElect, webhookState, sched.summary)
 	return mgr.Start(cmd.Context())
 }
 
-// setupWebhook serves the CloudVM admission webhook on the manager's webhook
-// server, with the policy engine in-process, when --webhook-cert-dir is set.
-// It returns what the start-up line says about it.
-func setupWebhook(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags) (string, error) {
+// newPolicyEngine starts the policy engine the CloudVM webhook evaluates,
+// on every replica, when --webhook-cert-dir is set; nil otherwise.
+func newPolicyEngine(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags) (*policy.Engine, error) {
 	if f.webhookCertDir == "" {
-		return "CloudVM admission webhook off: no --webhook-cert-dir", nil
+		return nil, nil
 	}
 	engine, err := policy.New(cmd.Context(), f.policy,
 		policy.WithRegisterer(metrics.Registry),
 		policy.WithLogger(ctrl.Log.WithName("policy")))
 	if err != nil {
-		return "", fmt.Errorf("failed to start the policy engine: %w", err)
+		return nil, fmt.Errorf("failed to start the policy engine: %w", err)
 	}
 	go func() {
 		// Close the decision log once the manager has stopped.
@@ -190,17 +231,62 @@ func setupWebhook(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags) (str
 	// The engine polls its bundle source on every replica, leader or not:
 	// every replica serves the webhook.
 	if err := mgr.Add(everyReplica{engine}); err != nil {
-		return "", fmt.Errorf("failed to add the policy engine: %w", err)
+		return nil, fmt.Errorf("failed to add the policy engine: %w", err)
 	}
-	// No carbon scheduler is built into the controller yet: the webhook
-	// uses carbon.NoForecast, and every decision says so in its fallback.
-	planner := webhook.Planner{Policies: engine}
+	return engine, nil
+}
+
+// setupCarbon builds the carbon scheduler from the --carbon-* flags and
+// adds its Refresher to the manager. Its grid zones are those of the
+// regions in the policy data: engine's revision, or the default bundle's
+// when the webhook is off.
+func setupCarbon(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags, engine *policy.Engine) (*carbonScheduler, error) {
+	if engine == nil {
+		e, err := policy.New(cmd.Context(), policy.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("failed to read the default policy data's regions: %w", err)
+		}
+		defer func() { _ = e.Close() }()
+		engine = e
+	}
+	regions, err := engine.RegionZones(cmd.Context())
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the grid zones of the carbon scheduler: %w", err)
+	}
+	sched, err := buildCarbon(f.carbon, regions, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(sched.refresher); err != nil {
+		return nil, fmt.Errorf("failed to add the carbon intensity refresher: %w", err)
+	}
+	return sched, nil
+}
+
+// setupWebhook serves the CloudVM admission webhook on the manager's webhook
+// server, with the policy engine and the carbon scheduler in-process, when
+// --webhook-cert-dir is set. It returns what the start-up line says about
+// it.
+func setupWebhook(mgr ctrl.Manager, f *controllerFlags, engine *policy.Engine, planner *carbon.Planner) (string, error) {
+	if engine == nil {
+		return "CloudVM admission webhook off: no --webhook-cert-dir", nil
+	}
+	// The ledger holds the stored CloudVMs before the first admission plans,
+	// on every replica.
+	ledger := &webhook.LedgerSync{Cache: mgr.GetCache(), Ledger: planner}
+	if err := mgr.Add(ledger); err != nil {
+		return "", fmt.Errorf("failed to add the carbon ledger sync: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("carbon-ledger", ledger.Checker); err != nil {
+		return "", err
+	}
+	wp := webhook.Planner{Policies: engine, Scheduler: planner, Ready: ledger.Wait}
 	srv := mgr.GetWebhookServer()
-	webhook.NewCloudVMHandler(mgr.GetScheme(), planner, nil).Register(srv)
+	webhook.NewCloudVMHandler(mgr.GetScheme(), wp, nil).Register(srv)
 	if err := mgr.AddReadyzCheck("webhook", srv.StartedChecker()); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("CloudVM admission webhook on port %d with policy bundle revision %s, no carbon scheduler (carbon.NoForecast)", f.webhookPort, engine.Revision()), nil
+	return fmt.Sprintf("CloudVM admission webhook on port %d with policy bundle revision %s", f.webhookPort, engine.Revision()), nil
 }
 
 // everyReplica runs a runnable on every replica, not only on the leader.
