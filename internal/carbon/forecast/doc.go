@@ -28,6 +28,10 @@
 // prediction into carbon.Points of Kind Forecast whose Source names the model
 // ("forecast/regression"), aligned as a carbon.Source's Forecast is.
 //
+// Source wraps another carbon.Source (a Chain, the offline data) and answers
+// Forecast with these models, fitted on the zone's history from it and
+// refitted daily: the only part of the package that does I/O.
+//
 // # Error
 //
 // Evaluate scores models on a held-out period: every hour of it is forecast
