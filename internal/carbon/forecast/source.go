@@ -85,7 +85,7 @@ func (s *Source) Forecast(ctx context.Context, zone string, horizon time.Duratio
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading the recent hours of zone %q: %w", SourceName, zone, err)
 		}
-		if recent, err = FromPoints(zone, pts); err != nil {
+		if recent, err = FromPoints(zone, hourly(pts)); err != nil {
 			return nil, fmt.Errorf("%s: %w", SourceName, err)
 		}
 		if recent.Known() == 0 {
@@ -129,7 +129,7 @@ func (s *Source) fit(ctx context.Context, zone string, from, to time.Time) (Mode
 	}
 	history := Series{Zone: zone}
 	if err == nil {
-		if history, err = FromPoints(zone, pts); err != nil {
+		if history, err = FromPoints(zone, hourly(pts)); err != nil {
 			return nil, fmt.Errorf("%s: %w", SourceName, err)
 		}
 	}
@@ -146,6 +146,20 @@ func (s *Source) fit(ctx context.Context, zone string, from, to time.Time) (Mode
 		return nil, fmt.Errorf("%s: %w", SourceName, err)
 	}
 	return nil, fmt.Errorf("%s: %w", SourceName, ferr)
+}
+
+// hourly drops the points that are not the zone's own hours: a yearly
+// average repeated for every hour (the offline data's answer for a zone
+// without hourly data) would fit a flat "regression" that hides the
+// fall-back.
+func hourly(pts []carbon.Point) []carbon.Point {
+	out := pts[:0:0]
+	for _, p := range pts {
+		if p.Kind != carbon.YearlyAverage {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (s *Source) now() time.Time {

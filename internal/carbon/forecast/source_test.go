@@ -21,6 +21,9 @@ func TestSource(t *testing.T) {
 	for i := range n + 1 {
 		base.Add(carbon.Point{Zone: "DE", Time: monday.Add(time.Duration(i) * time.Hour), GramsPerKWh: weekly(i)})
 	}
+	for i := range 3 * 7 * 24 { // the offline data's answer for a zone with only a yearly average
+		base.Add(carbon.Point{Zone: "FR", Time: monday.Add(time.Duration(n-i) * time.Hour), GramsPerKWh: 31, Kind: carbon.YearlyAverage})
+	}
 	for i := range 5 {
 		base.Add(carbon.Point{Zone: "SG", Time: monday.Add(time.Duration(n-i) * time.Hour), GramsPerKWh: 400})
 	}
@@ -64,11 +67,19 @@ func TestSource(t *testing.T) {
 		},
 		{"too short a history without a fall-back", "SG", nil, nil, ErrShortHistory},
 		{
-			name: "a zone the base does not know, with a yearly average", zone: "FR", yearly: yearly,
+			name: "a zone the base knows only by its yearly average", zone: "FR", yearly: yearly,
 			want: zoned("FR",
 				point(n, YearlyAverageModel, `no hourly history of zone "FR": its 2023 yearly average for every hour`, 33),
 				point(n+1, YearlyAverageModel, `no hourly history of zone "FR": its 2023 yearly average for every hour`, 33),
 				point(n+2, YearlyAverageModel, `no hourly history of zone "FR": its 2023 yearly average for every hour`, 33)),
+		},
+		{
+			name: "a zone the base does not know, with a yearly average", zone: "IS",
+			yearly: func(string, int) (float64, int, bool) { return 28, 2025, true },
+			want: zoned("IS",
+				point(n, YearlyAverageModel, `no hourly history of zone "IS": its 2025 yearly average for every hour`, 28),
+				point(n+1, YearlyAverageModel, `no hourly history of zone "IS": its 2025 yearly average for every hour`, 28),
+				point(n+2, YearlyAverageModel, `no hourly history of zone "IS": its 2025 yearly average for every hour`, 28)),
 		},
 		{"a zone nobody knows", "XX", yearly, nil, carbon.ErrUnknownZone},
 	}
