@@ -54,7 +54,7 @@ func newControllerCommand() *cobra.Command {
 	f := &controllerFlags{}
 	cmd := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the management-plane controllers (inventory, placement, propagation, status, CloudVMs) and the CloudVM admission webhook",
+		Short: "Run the management-plane controllers (inventory, placement, propagation, status, CloudVMs), the CloudVM admission webhook and the carbon scheduler",
 		Long: `Run Meridian's controllers against the management cluster: they connect to every
 member Cluster, place MultiClusterDeployments by policy, propagate them into the
 members and report what runs where. Leader election lets several replicas run
