@@ -18,8 +18,16 @@ import (
 
 // setup starts a management cluster, three members (cluster1 with 2 CPUs,
 // cluster2 and cluster3 with 8; cluster3 is 2 ms from cluster1, cluster2
-// 20 ms) and all of Meridian's controllers.
+// 20 ms; their grid zones PL, DE and NO-NO1) and all of Meridian's
+// controllers.
 func setup(t *testing.T) (client.Client, map[string]client.Client) {
+	t.Helper()
+	return setupWith(t, controller.Options{})
+}
+
+// setupWith is setup with the controllers' options opts (the heartbeat and
+// pending grace are the test's).
+func setupWith(t *testing.T, opts controller.Options) (client.Client, map[string]client.Client) {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Members: 3})
 	mgmt := env.Management.Client
@@ -29,6 +37,7 @@ func setup(t *testing.T) (client.Client, map[string]client.Client) {
 		}
 	}
 	cpus := []string{"2", "8", "8"}
+	gridZones := []string{"PL", "DE", "NO-NO1"}
 	latencies := map[string]time.Duration{"cluster2": 20 * time.Millisecond, "cluster3": 2 * time.Millisecond}
 	clients := map[string]client.Client{}
 	for i, m := range env.Members {
@@ -40,6 +49,7 @@ func setup(t *testing.T) (client.Client, map[string]client.Client) {
 		}
 		c := &multiclusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		c.Spec.KubeconfigSecretRef.Name = name
+		c.Spec.GridZone = gridZones[i]
 		if name == "cluster1" {
 			for other, d := range latencies {
 				c.Spec.Latencies = append(c.Spec.Latencies, multiclusterv1alpha1.ClusterLatency{Cluster: multiclusterv1alpha1.ClusterName(other), RTT: metav1.Duration{Duration: d}})
@@ -50,7 +60,8 @@ func setup(t *testing.T) (client.Client, map[string]client.Client) {
 		}
 	}
 	env.StartManager(t, func(mgr ctrl.Manager) error {
-		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond, PendingGrace: time.Second})
+		opts.HeartbeatInterval, opts.PendingGrace = 500*time.Millisecond, time.Second
+		_, err := controller.Setup(mgr, opts)
 		return err
 	})
 	testenv.Eventually(t, 30*time.Second, "members Ready", func() string {
