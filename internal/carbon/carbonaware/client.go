@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -62,9 +61,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("carbonaware: baseURL is required (the address of the Carbon Aware SDK WebAPI)")
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("carbonaware: baseURL %q is not an http(s) URL", cfg.BaseURL)
+	u, err := apiclient.ParseBaseURL(Name, cfg.BaseURL, "")
+	if err != nil {
+		return nil, err
 	}
 	sig := cfg.Signal
 	switch sig {
@@ -191,14 +190,5 @@ func (c *Client) Forecast(ctx context.Context, zone string, horizon time.Duratio
 }
 
 func (c *Client) location(zone string) (string, error) {
-	loc, ok := c.locations[zone]
-	if !ok {
-		known := make([]string, 0, len(c.locations))
-		for z := range c.locations {
-			known = append(known, z)
-		}
-		sort.Strings(known)
-		return "", fmt.Errorf("%s: zone %q has no Carbon Aware SDK location (configured: %s): %w", Name, zone, strings.Join(known, ", "), carbon.ErrUnknownZone)
-	}
-	return loc, nil
+	return apiclient.Lookup(Name, "Carbon Aware SDK location", zone, c.locations)
 }

@@ -64,13 +64,9 @@ var _ carbon.Source = &Client{}
 
 // New validates cfg and returns a Client.
 func New(cfg Config) (*Client, error) {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("electricitymaps: baseURL %q is not an http(s) URL", base)
+	u, err := apiclient.ParseBaseURL(Name, cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Token == "" {
 		return nil, errors.New("electricitymaps: token is required (the auth-token of an Electricity Maps API key)")

@@ -7,8 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,13 +91,9 @@ var _ carbon.Source = &Client{}
 
 // New validates cfg and returns a Client; it logs in on first use.
 func New(cfg Config) (*Client, error) {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("watttime: baseURL %q is not an http(s) URL", base)
+	u, err := apiclient.ParseBaseURL(Name, cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Username == "" || cfg.Password == "" {
 		return nil, errors.New("watttime: username and password are required")
@@ -224,16 +218,7 @@ func (c *Client) Forecast(ctx context.Context, zone string, horizon time.Duratio
 }
 
 func (c *Client) region(zone string) (string, error) {
-	r, ok := c.regions[zone]
-	if !ok {
-		known := make([]string, 0, len(c.regions))
-		for z := range c.regions {
-			known = append(known, z)
-		}
-		sort.Strings(known)
-		return "", fmt.Errorf("%s: zone %q has no WattTime region (configured: %s): %w", Name, zone, strings.Join(known, ", "), carbon.ErrUnknownZone)
-	}
-	return r, nil
+	return apiclient.Lookup(Name, "WattTime region", zone, c.regions)
 }
 
 // get sends an authenticated request, logging in first when the token is
