@@ -23,4 +23,13 @@
 // old object, the policies, the scheduler and the time, which it is given;
 // [CloudVMHandler] decodes the AdmissionReview, reads the clock once and
 // turns the result into a JSON patch or a denial.
+//
+// The carbon scheduler (a [Reserver], *carbon.Planner in meridian
+// controller) reserves each admitted plan's CPU in a ledger so that VMs
+// admitted one after another never exceed a region's or grid zone's
+// capacity. The ledger must hold exactly the stored VMs' decisions: dry runs
+// and replays preview instead of reserving, a plan refused after it was
+// reserved is given back, and [LedgerSync] rebuilds the ledger from the
+// stored CloudVMs at start (admissions wait for it), releases deleted,
+// Failed and Completed VMs, and sweeps reservations no stored VM claims.
 package webhook
