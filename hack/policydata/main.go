@@ -16,19 +16,44 @@
 //
 // Keys. The region index (keys/data.json) is derived from regions/data.json.
 //
-// Prices. GCP's sizes and per-region prices come from gcp-prices.json, an
-// extract of Cyclenerd/google-cloud-pricing-cost-calculator's pricing.yml
-// (Apache-2.0) at the commit it records. With -gcp-pricing the extract is
-// first rebuilt from a checkout of that file:
+// Prices. Every provider's per-region on-demand Linux prices come from a
+// pinned, Apache-2.0 dataset, extracted (values unchanged, only the shipped
+// sizes and regions) into a JSON file that records the repository, commit,
+// path and licence it was read from:
+//
+//   - GCP: gcp-prices.json, from Cyclenerd/google-cloud-pricing-cost-calculator's
+//     pricing.yml (sizes and prices).
+//   - Azure: azure-prices.json, from Azure/karpenter-provider-azure's
+//     pkg/providers/pricing/zz_generated.pricing.go (prices; the sizes' vCPUs
+//     and memory are azureSizes below).
+//   - AWS: aws-prices.json, from aws/karpenter-provider-aws's
+//     pkg/providers/pricing/zz_generated.pricing_aws.go (prices; the sizes are
+//     awsSizes below). That file prices us-east-1 only.
+//
+// A provider's prices are "verified" when the extract prices every one of
+// its shipped regions. A region the source does not price takes the price of
+// the provider's fallbackRegion (as Karpenter itself does with its static
+// prices), and the provider is then marked "verified": false with a source
+// that names those regions; a provider with unpriced regions and no fallback
+// region is an error.
+//
+// With -gcp-pricing, -azure-pricing or -aws-pricing an extract is first
+// rebuilt from a copy of the source file at the commit given with
+// -gcp-commit, -azure-commit or -aws-commit (required: the extract records
+// it). The Karpenter files are Go source; only the string keys and number
+// literals of their price maps are read (go/parser), no code is used:
 //
 //	git clone https://github.com/Cyclenerd/google-cloud-pricing-cost-calculator /tmp/gcp-pricing
 //	git -C /tmp/gcp-pricing checkout fd66b26ff84fee5cdd94f341ea89206e76c06b99
 //	go run hack/policydata/main.go -gcp-pricing /tmp/gcp-pricing/pricing.yml -gcp-commit fd66b26ff84fee5cdd94f341ea89206e76c06b99
 //
-// No dataset with a compatible licence could be had for Azure's and AWS's
-// prices: unverified-prices.json holds hand-transcribed list prices for one
-// reference region each, and the generated document marks those providers'
-// prices "verified": false, with the same price in every region.
+//	git clone https://github.com/Azure/karpenter-provider-azure /tmp/kp-azure
+//	git -C /tmp/kp-azure checkout 352646f599290c3a6d2f9710fb535a7b288f88ed
+//	go run hack/policydata/main.go -azure-pricing /tmp/kp-azure/pkg/providers/pricing/zz_generated.pricing.go -azure-commit 352646f599290c3a6d2f9710fb535a7b288f88ed
+//
+//	git clone https://github.com/aws/karpenter-provider-aws /tmp/kp-aws
+//	git -C /tmp/kp-aws checkout 1d927085dd81a9df9301e613f371dac5b4d16bfe
+//	go run hack/policydata/main.go -aws-pricing /tmp/kp-aws/pkg/providers/pricing/zz_generated.pricing_aws.go -aws-commit 1d927085dd81a9df9301e613f371dac5b4d16bfe
 //
 // Run it from the repository root:
 //
@@ -39,9 +64,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -53,7 +83,8 @@ const (
 	outPath     = "policies/meridian/clouds/latency/data.json"
 
 	gcpPricesPath   = "hack/policydata/gcp-prices.json"
-	unverifiedPath  = "hack/policydata/unverified-prices.json"
+	azurePricesPath = "hack/policydata/azure-prices.json"
+	awsPricesPath   = "hack/policydata/aws-prices.json"
 	instancesPath   = "policies/meridian/clouds/instances/data.json"
 	keysPath        = "policies/meridian/clouds/keys/data.json"
 	gcpPricingRepo  = "github.com/Cyclenerd/google-cloud-pricing-cost-calculator"
@@ -70,6 +101,65 @@ var gcpSizes = []string{
 	"e2-highmem-2", "e2-highmem-4", "e2-highmem-8", "e2-highmem-16",
 }
 
+// azureSizes are the Azure sizes shipped, with their vCPUs and memory as
+// Microsoft documents them (the Fsv2, Dsv5 and Esv5 series pages): the
+// Karpenter price file has prices only.
+var azureSizes = map[string]size{
+	"Standard_F2s_v2": {2000, 4096}, "Standard_F4s_v2": {4000, 8192}, "Standard_F8s_v2": {8000, 16384}, "Standard_F16s_v2": {16000, 32768},
+	"Standard_D2s_v5": {2000, 8192}, "Standard_D4s_v5": {4000, 16384}, "Standard_D8s_v5": {8000, 32768}, "Standard_D16s_v5": {16000, 65536}, "Standard_D32s_v5": {32000, 131072},
+	"Standard_E2s_v5": {2000, 16384}, "Standard_E4s_v5": {4000, 32768}, "Standard_E8s_v5": {8000, 65536}, "Standard_E16s_v5": {16000, 131072},
+}
+
+// awsSizes are the AWS instance types shipped, with their vCPUs and memory
+// as AWS documents them (the C7i, M7i and R7i pages): the Karpenter price
+// file has prices only.
+var awsSizes = map[string]size{
+	"c7i.large": {2000, 4096}, "c7i.xlarge": {4000, 8192}, "c7i.2xlarge": {8000, 16384}, "c7i.4xlarge": {16000, 32768},
+	"m7i.large": {2000, 8192}, "m7i.xlarge": {4000, 16384}, "m7i.2xlarge": {8000, 32768}, "m7i.4xlarge": {16000, 65536}, "m7i.8xlarge": {32000, 131072},
+	"r7i.large": {2000, 16384}, "r7i.xlarge": {4000, 32768}, "r7i.2xlarge": {8000, 65536}, "r7i.4xlarge": {16000, 131072},
+}
+
+// karpenterSource is a Karpenter provider's generated file of static
+// on-demand prices, and where it comes from.
+type karpenterSource struct {
+	provider   string
+	out        string // the extract written
+	repository string
+	path       string
+	license    string
+	copyright  string
+	sizes      map[string]size
+}
+
+var (
+	azureSource = karpenterSource{
+		provider:   "azure",
+		out:        azurePricesPath,
+		repository: "github.com/Azure/karpenter-provider-azure",
+		path:       "pkg/providers/pricing/zz_generated.pricing.go",
+		license:    "Apache-2.0",
+		copyright:  "Portions Copyright (c) Microsoft Corporation.",
+		sizes:      azureSizes,
+	}
+	awsSource = karpenterSource{
+		provider:   "aws",
+		out:        awsPricesPath,
+		repository: "github.com/aws/karpenter-provider-aws",
+		path:       "pkg/providers/pricing/zz_generated.pricing_aws.go",
+		license:    "Apache-2.0",
+		copyright:  "Karpenter, Copyright Amazon.com, Inc. or its affiliates. All Rights Reserved. (NOTICE)",
+		sizes:      awsSizes,
+	}
+)
+
+// fallbackRegion is, per provider, the region whose sourced prices stand in
+// for a shipped region the source does not price. Such prices are not
+// verified for that region, so the provider is marked "verified": false.
+// aws-prices.json prices us-east-1 only: Karpenter's generated file has no
+// other commercial region, and Karpenter itself falls back to us-east-1's
+// static prices for every other region until it reads the Price List API.
+var fallbackRegion = map[string]string{"aws": "us-east-1"}
+
 type region struct {
 	Lat float64 `json:"lat"`
 	Lon float64 `json:"lon"`
@@ -78,15 +168,32 @@ type region struct {
 func main() {
 	gcpPricing := flag.String("gcp-pricing", "", "rebuild "+gcpPricesPath+" from this copy of "+gcpPricingRepo+"'s "+gcpPricingFile)
 	gcpCommit := flag.String("gcp-commit", "", "the commit of "+gcpPricingRepo+" that -gcp-pricing was checked out at (recorded in the extract)")
+	azurePricing := flag.String("azure-pricing", "", "rebuild "+azurePricesPath+" from this copy of "+azureSource.repository+"'s "+azureSource.path)
+	azureCommit := flag.String("azure-commit", "", "the commit of "+azureSource.repository+" that -azure-pricing was checked out at (recorded in the extract)")
+	awsPricing := flag.String("aws-pricing", "", "rebuild "+awsPricesPath+" from this copy of "+awsSource.repository+"'s "+awsSource.path)
+	awsCommit := flag.String("aws-commit", "", "the commit of "+awsSource.repository+" that -aws-pricing was checked out at (recorded in the extract)")
 	flag.Parse()
-	if *gcpPricing != "" {
-		if *gcpCommit == "" {
-			fmt.Fprintln(os.Stderr, "-gcp-commit is required with -gcp-pricing: the extract records where its prices came from")
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, x := range []struct {
+		file, commit, flag string
+		extract            func(file, commit string) error
+	}{
+		{*gcpPricing, *gcpCommit, "gcp", extractGCP},
+		{*azurePricing, *azureCommit, "azure", azureSource.extract},
+		{*awsPricing, *awsCommit, "aws", awsSource.extract},
+	} {
+		if x.file == "" {
+			continue
+		}
+		if x.commit == "" {
+			fmt.Fprintf(os.Stderr, "-%s-commit is required with -%s-pricing: the extract records where its prices came from\n", x.flag, x.flag)
 			os.Exit(2)
 		}
-		if err := extractGCP(*gcpPricing, *gcpCommit); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		if err := x.extract(x.file, x.commit); err != nil {
+			fail(err)
 		}
 	}
 	if err := keys(); err != nil {
@@ -223,9 +330,11 @@ type size struct {
 	MemoryMiB int64 `json:"memoryMiB"`
 }
 
-// gcpExtract is gcp-prices.json: the shipped sizes and their hourly
-// on-demand prices in every shipped region, and where they came from.
-type gcpExtract struct {
+// priceExtract is a price extract (gcp-prices.json, azure-prices.json,
+// aws-prices.json): the shipped sizes' hourly on-demand prices in every
+// shipped region the source prices, and where they came from. Sizes is set
+// when the source gives the sizes too (GCP).
+type priceExtract struct {
 	Source struct {
 		Repository string `json:"repository"`
 		Commit     string `json:"commit"`
@@ -234,8 +343,11 @@ type gcpExtract struct {
 		Generated  string `json:"generated"`
 		Copyright  string `json:"copyright"`
 	} `json:"source"`
-	Sizes        map[string]size               `json:"sizes"`
+	Sizes        map[string]size               `json:"sizes,omitempty"`
 	PricePerHour map[string]map[string]float64 `json:"pricePerHour"`
+	// Unpriced lists the provider's shipped regions that the source has no
+	// prices for.
+	Unpriced []string `json:"unpriced,omitempty"`
 }
 
 // extractGCP rebuilds gcp-prices.json from Cyclenerd's pricing.yml.
@@ -267,7 +379,7 @@ func extractGCP(path, commit string) error {
 	if err := readJSON(regionsPath, &providers); err != nil {
 		return err
 	}
-	var out gcpExtract
+	var out priceExtract
 	out.Source.Repository = gcpPricingRepo
 	out.Source.Commit = commit
 	out.Source.Path = gcpPricingFile
@@ -296,27 +408,134 @@ func extractGCP(path, commit string) error {
 	return writeJSON(gcpPricesPath, out)
 }
 
+// generatedAt finds the "// generated at <time>" line of a Karpenter file.
+var generatedAt = regexp.MustCompile(`(?m)^// generated at (\S+)`)
+
+// extract rebuilds the source's price extract from a copy of its generated
+// Go file. Only data is read: every composite literal that maps string keys
+// to number literals is a region's price list, keyed by the region named
+// either by the key it is the value of ("us-east-1": {...}) or by the index
+// it is assigned to (initialOnDemandPrices["eastus"] = ...).
+func (k karpenterSource) extract(path, commit string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("failed to read %s: %w", path, err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
+	if err != nil {
+		return fmt.Errorf("failed to parse %s: %w", path, err)
+	}
+	found := map[string]map[string]float64{}
+	var bad error
+	add := func(region ast.Expr, lit ast.Expr) {
+		name, ok := stringLit(region)
+		cl, isLit := lit.(*ast.CompositeLit)
+		if !ok || !isLit {
+			return
+		}
+		prices, ok := priceList(cl)
+		if !ok {
+			return
+		}
+		if _, dup := found[name]; dup && bad == nil {
+			bad = fmt.Errorf("%s prices region %s twice", path, name)
+		}
+		found[name] = prices
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			add(n.Key, n.Value)
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if ix, ok := n.Lhs[0].(*ast.IndexExpr); ok {
+					add(ix.Index, n.Rhs[0])
+				}
+			}
+		}
+		return true
+	})
+	if bad != nil {
+		return bad
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("%s has no price list of a region", path)
+	}
+	var providers map[string]map[string]region
+	if err := readJSON(regionsPath, &providers); err != nil {
+		return err
+	}
+	var out priceExtract
+	out.Source.Repository = k.repository
+	out.Source.Commit = commit
+	out.Source.Path = k.path
+	out.Source.License = k.license
+	out.Source.Copyright = k.copyright
+	if m := generatedAt.FindSubmatch(src); m != nil {
+		out.Source.Generated = string(m[1])
+	}
+	out.PricePerHour = map[string]map[string]float64{}
+	for r := range providers[k.provider] {
+		prices, ok := found[r]
+		if !ok {
+			out.Unpriced = append(out.Unpriced, r)
+			continue
+		}
+		out.PricePerHour[r] = map[string]float64{}
+		for name := range k.sizes {
+			p, ok := prices[name]
+			if !ok || p <= 0 {
+				return fmt.Errorf("%s prices region %s but has no hourly price of %s there", path, r, name)
+			}
+			out.PricePerHour[r][name] = p
+		}
+	}
+	sort.Strings(out.Unpriced)
+	return writeJSON(k.out, out)
+}
+
+// stringLit is the value of a string literal.
+func stringLit(e ast.Expr) (string, bool) {
+	b, ok := e.(*ast.BasicLit)
+	if !ok || b.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(b.Value)
+	return s, err == nil
+}
+
+// priceList reads a composite literal whose every element is a string key
+// with a number literal value.
+func priceList(cl *ast.CompositeLit) (map[string]float64, bool) {
+	if len(cl.Elts) == 0 {
+		return nil, false
+	}
+	out := make(map[string]float64, len(cl.Elts))
+	for _, e := range cl.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			return nil, false
+		}
+		k, ok := stringLit(kv.Key)
+		b, isNum := kv.Value.(*ast.BasicLit)
+		if !ok || !isNum || (b.Kind != token.FLOAT && b.Kind != token.INT) {
+			return nil, false
+		}
+		v, err := strconv.ParseFloat(b.Value, 64)
+		if err != nil {
+			return nil, false
+		}
+		out[k] = v
+	}
+	return out, true
+}
+
 // instances writes the instances document: per provider its sizes, its
 // price of each in each of its regions, and whether those prices come from
 // a recorded source.
 func instances() error {
 	var providers map[string]map[string]region
 	if err := readJSON(regionsPath, &providers); err != nil {
-		return err
-	}
-	var gcp gcpExtract
-	if err := readJSON(gcpPricesPath, &gcp); err != nil {
-		return err
-	}
-	var unverified map[string]struct {
-		ReferenceRegion string `json:"referenceRegion"`
-		Note            string `json:"note"`
-		Sizes           map[string]struct {
-			size
-			PricePerHour float64 `json:"pricePerHour"`
-		} `json:"sizes"`
-	}
-	if err := readJSON(unverifiedPath, &unverified); err != nil {
 		return err
 	}
 	type provider struct {
@@ -328,48 +547,63 @@ func instances() error {
 		OrderIn      map[string][]string           `json:"orderIn,omitempty"`
 	}
 	out := map[string]provider{}
-	for r := range providers["gcp"] {
-		if _, ok := gcp.PricePerHour[r]; !ok {
-			return fmt.Errorf("%s has no prices for GCP region %s; rebuild it with -gcp-pricing", gcpPricesPath, r)
+	for _, x := range []struct {
+		provider, path, rebuild string
+		sizes                   map[string]size
+	}{
+		{"gcp", gcpPricesPath, "-gcp-pricing", nil},
+		{"azure", azurePricesPath, "-azure-pricing", azureSizes},
+		{"aws", awsPricesPath, "-aws-pricing", awsSizes},
+	} {
+		var e priceExtract
+		if err := readJSON(x.path, &e); err != nil {
+			return err
 		}
-	}
-	out["gcp"] = provider{
-		Verified: true,
-		Source: fmt.Sprintf("%s %s at commit %s (%s, %s; generated %s): on-demand hourly price in each region",
-			gcp.Source.Repository, gcp.Source.Path, gcp.Source.Commit, gcp.Source.License, gcp.Source.Copyright, gcp.Source.Generated),
-		Sizes:        gcp.Sizes,
-		PricePerHour: map[string]map[string]float64{},
-	}
-	for r := range providers["gcp"] {
-		out["gcp"].PricePerHour[r] = gcp.PricePerHour[r]
-	}
-	for p, u := range unverified {
-		if _, ok := providers[p]; !ok {
-			return fmt.Errorf("%s names provider %s, which has no regions", unverifiedPath, p)
+		sizes := x.sizes
+		if sizes == nil {
+			sizes = e.Sizes
 		}
 		pr := provider{
-			Verified:     false,
-			Source:       fmt.Sprintf("UNVERIFIED: %s (%s); the same price is used in every region", u.Note, u.ReferenceRegion),
-			Sizes:        map[string]size{},
+			Verified:     true,
+			Sizes:        sizes,
 			PricePerHour: map[string]map[string]float64{},
 		}
-		prices := map[string]float64{}
-		for name, s := range u.Sizes {
-			pr.Sizes[name] = s.size
-			prices[name] = s.PricePerHour
-		}
-		for r := range providers[p] {
+		var unpriced []string
+		for r := range providers[x.provider] {
+			prices, ok := e.PricePerHour[r]
+			if !ok {
+				unpriced = append(unpriced, r)
+				continue
+			}
+			for n := range sizes {
+				if !(prices[n] > 0) {
+					return fmt.Errorf("%s has no price of %s in %s region %s; rebuild it with %s", x.path, n, x.provider, r, x.rebuild)
+				}
+			}
 			pr.PricePerHour[r] = prices
 		}
-		out[p] = pr
+		sort.Strings(unpriced)
+		src := fmt.Sprintf("%s %s at commit %s (%s, %s; generated %s): on-demand hourly price in each region",
+			e.Source.Repository, e.Source.Path, e.Source.Commit, e.Source.License, e.Source.Copyright, e.Source.Generated)
+		if len(unpriced) > 0 {
+			ref, ok := fallbackRegion[x.provider]
+			if _, priced := e.PricePerHour[ref]; !ok || !priced {
+				return fmt.Errorf("%s has no prices for %s regions %s and the provider has no priced fallback region; rebuild it with %s", x.path, x.provider, strings.Join(unpriced, ", "), x.rebuild)
+			}
+			for _, r := range unpriced {
+				pr.PricePerHour[r] = e.PricePerHour[ref]
+			}
+			pr.Verified = false
+			src = fmt.Sprintf("UNVERIFIED in %s: the source has no prices there, so %s's are used. %s", strings.Join(unpriced, ", "), ref, strings.Replace(src, "in each region", "in "+ref, 1))
+		}
+		pr.Source = src
+		pr.Order, pr.OrderIn = orders(pr.Sizes, pr.PricePerHour)
+		out[x.provider] = pr
 	}
 	for p := range providers {
-		pr, ok := out[p]
-		if !ok {
+		if _, ok := out[p]; !ok {
 			return fmt.Errorf("provider %s has regions but no instance sizes", p)
 		}
-		pr.Order, pr.OrderIn = orders(pr.Sizes, pr.PricePerHour)
-		out[p] = pr
 	}
 	return writeJSON(instancesPath, out)
 }

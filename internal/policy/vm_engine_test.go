@@ -32,7 +32,7 @@ func TestEngineVM(t *testing.T) {
 			name: "EU near westeurope: every provider's regions judged, the origin first",
 			in:   VMInput{Name: "ns/a", CPUMilli: 2000, MemoryMiB: 8192, OriginRegion: "westeurope", MaxLatencyMs: 9, Residency: "EU"},
 			want: []carbon.Candidate{
-				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: 0.096, LatencyMs: 0},
+				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: 0.115, LatencyMs: 0},
 				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: 0.07377204, LatencyMs: 4},
 				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: 0.07371546, LatencyMs: 9},
 			},
@@ -43,7 +43,14 @@ func TestEngineVM(t *testing.T) {
 				"eu-west-1": {Provider: "aws", Region: "eu-west-1", Policy: "latency", Reason: "round-trip time from westeurope is 18 ms, above the limit of 9 ms"},
 				"japaneast": {Provider: "azure", Region: "japaneast", Policy: "latency", Reason: "round-trip time from westeurope is 240 ms, above the limit of 9 ms"},
 			},
-			unverified: []string{"azure"},
+		},
+		{
+			name: "an AWS region the price source does not cover: us-east-1's price, named unverified",
+			in:   VMInput{Name: "ns/e", CPUMilli: 2000, MemoryMiB: 8192, Provider: "aws", Region: "eu-west-1"},
+			want: []carbon.Candidate{
+				{Provider: "aws", Region: "eu-west-1", Zone: "IE", InstanceType: "m7i.large", PricePerHour: 0.1008, LatencyMs: 0},
+			},
+			unverified: []string{"aws"},
 		},
 		{
 			name: "pinned provider and a region of another provider: nothing left, and why",

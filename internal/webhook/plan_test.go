@@ -111,7 +111,7 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.SSHPublicKey = ""
 			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "azure"}
 		}),
-		denied: []string{`rendering removed 14: azure cannot create this VM: sshPublicKey "": must be a public key such as "ssh-ed25519 AAAA...": azure creates no Linux VM without one (azure/canadacentral, `},
+		denied: []string{`rendering removed 14: azure cannot create this VM: sshPublicKey "": must be a public key such as "ssh-ed25519 AAAA...": azure creates no Linux VM without one (azure/eastus, azure/eastus2, azure/westus2, azure/canadacentral, `},
 	}, {
 		name:    "pinned start and region replace the scheduler's choice",
 		planner: green,
