@@ -74,8 +74,20 @@ func (s *starter) startCluster(ctx context.Context, cs *clusterState) (*credenti
 		}
 		s.progress.report(cs.Name, StepMetrics, began, fmt.Sprintf("metrics.k8s.io served by metrics-server, resolution %v", MetricResolution))
 	}
+	if err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		if err := sv.check(ctx); err != nil {
+			return false, err
+		}
+		return sv.settled(settleAfterRestart), nil
+	}); err != nil {
+		return nil, s.clusterError(ctx, cs, "kube-apiserver", err)
+	}
 	return cr, nil
 }
+
+// settleAfterRestart is how long a component started again must keep
+// running before its cluster counts as started.
+const settleAfterRestart = 2 * time.Second
 
 func (s *starter) profileCluster(name string) *ClusterProfile {
 	for i := range s.o.Profile.Clusters {

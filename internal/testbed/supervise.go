@@ -120,6 +120,26 @@ func (sv *supervisor) check(ctx context.Context) error {
 	return sv.restart(ctx, due)
 }
 
+// settled reports whether every component of the cluster runs and none
+// was started again within the last settle: a start that ends while a
+// component it restarted has not yet had time to exit again would report
+// a cluster ready that is not.
+func (sv *supervisor) settled(settle time.Duration) bool {
+	for _, c := range RoleMember.Components() {
+		pid := sv.l.readPID(sv.cluster, c)
+		if pid != 0 && !alive(pid) {
+			return false
+		}
+	}
+	now := sv.clock.Now()
+	for _, r := range sv.restarts {
+		if now.Before(r.last.Add(settle)) {
+			return false
+		}
+	}
+	return true
+}
+
 func (sv *supervisor) record(component string) *restarts {
 	if sv.restarts == nil {
 		sv.restarts = map[string]*restarts{}
