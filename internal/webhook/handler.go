@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -108,11 +109,11 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 		logger.Info("CloudVM denied", "reason", err.Error())
 		return admission.Denied(err.Error())
 	}
-	patched, err := withSchedule(req.Object.Raw, res.Schedule)
+	patches, err := schedulePatch(req.Object.Raw, vm.Spec.Schedule != nil, res.Schedule)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	resp := admission.PatchResponseFromRaw(req.Object.Raw, patched)
+	resp := admission.Patched("", patches...)
 	if s := res.Schedule; s != nil && res.Outcome != Kept {
 		d := s.Decision
 		logger.Info("CloudVM scheduled", "outcome", res.Outcome, "provider", d.Provider, "region", d.Region,
@@ -127,32 +128,27 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 	return resp
 }
 
-// withSchedule returns the object raw with spec.schedule set to s (removed
-// when nil), every other field as the user wrote it: re-encoding the typed
-// object would rewrite quantities ("1.5" as "1500m") and durations.
-func withSchedule(raw []byte, s *computev1alpha1.CloudVMSchedule) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+// schedulePatch is the JSON patch that sets spec.schedule to s (removes
+// it when s is nil and the object has one), leaving every other field as the
+// user wrote it: re-encoding the typed object would rewrite quantities
+// ("1.5" as "1500m") and durations, and diffing two encodings of the whole
+// object costs more than the decision. "add" replaces a member that exists
+// (RFC 6902, 4.1).
+func schedulePatch(raw []byte, has bool, s *computev1alpha1.CloudVMSchedule) ([]jsonpatch.JsonPatchOperation, error) {
+	var obj struct {
+		Spec *json.RawMessage `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("request.object is not a JSON object: %w", err)
 	}
-	spec, ok := obj["spec"].(map[string]any)
-	if !ok {
+	if obj.Spec == nil || !bytes.HasPrefix(bytes.TrimSpace(*obj.Spec), []byte("{")) {
 		return nil, errors.New("request.object.spec is required: a CloudVM needs at least cpu, memory and duration")
 	}
-	if s == nil {
-		delete(spec, "schedule")
-	} else {
-		js, err := json.Marshal(s)
-		if err != nil {
-			return nil, fmt.Errorf("failed to encode spec.schedule: %w", err)
-		}
-		var v any
-		if err := json.Unmarshal(js, &v); err != nil {
-			return nil, fmt.Errorf("failed to encode spec.schedule: %w", err)
-		}
-		spec["schedule"] = v
+	switch {
+	case s != nil:
+		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/spec/schedule", s)}, nil
+	case has:
+		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("remove", "/spec/schedule", nil)}, nil
 	}
-	return json.Marshal(obj)
+	return nil, nil
 }
