@@ -369,11 +369,13 @@ func (e *evaluation) plan(o option, n, greenerFull int, tie bool, notes []string
 		if p.BaselineGrams > 0 {
 			saved = 100 * (p.BaselineGrams - o.grams) / p.BaselineGrams
 		}
-		fmt.Fprintf(&why, ", %.0f%% less than %s at once (%.1f g)", saved, RegionKey(e.req.Candidates[0]), p.BaselineGrams)
+		fmt.Fprintf(&why, ", %.0f%% less than %s from the earliest start (%.1f g)", saved, RegionKey(e.req.Candidates[0]), p.BaselineGrams)
 	}
 	fmt.Fprintf(&why, ": the least of %d region-start options", n)
 	if !e.req.Deadline.IsZero() {
-		fmt.Fprintf(&why, " before the deadline %s", e.req.Deadline.UTC().Format(timeLayout))
+		// The window's end: the deadline, or a pinned start plus the
+		// duration, which the caller passes as the deadline.
+		fmt.Fprintf(&why, " that end by %s", e.req.Deadline.UTC().Format(timeLayout))
 	}
 	if greenerFull > 0 {
 		fmt.Fprintf(&why, " with room (%d greener options were full)", greenerFull)
