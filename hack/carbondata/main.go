@@ -1,5 +1,3 @@
-//go:build ignore
-
 // Command carbondata regenerates Meridian's offline carbon-intensity data
 // (internal/carbon/offline/data) from the public repositories it comes from,
 // read at pinned commits with git, so that the result is the same every time:

@@ -1,5 +1,3 @@
-//go:build ignore
-
 // Command policydata regenerates the generated data documents of the default
 // policy bundle: the inter-region latency matrix
 // (policies/meridian/clouds/latency/data.json), the region index

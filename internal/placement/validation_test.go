@@ -33,7 +33,7 @@ func TestWorkloadValidate(t *testing.T) {
 		{name: "missing key", mutate: func(w *Workload) { w.Key = "" }, want: []string{"key: Required value"}},
 		{name: "negative request", mutate: func(w *Workload) { w.PodRequests.MilliCPU = -5 }, want: []string{"podRequests.milliCPU: Invalid value: -5"}},
 		{name: "negative current", mutate: func(w *Workload) { w.Current = map[string]int32{"lille": -1} }, want: []string{"current[lille]: Invalid value: -1"}},
-		{name: "latency limit from a location", mutate: func(w *Workload) { w.MaxLatency, w.Locations = 50 * time.Millisecond, []string{"a"} }},
+		{name: "latency limit from a location", mutate: func(w *Workload) { w.MaxLatency, w.Locations = 50*time.Millisecond, []string{"a"} }},
 		{name: "latency limit without origin", mutate: func(w *Workload) { w.MaxLatency = 50 * time.Millisecond }, want: []string{"latencyOrigin: Required value"}},
 		{name: "negative latency limit", mutate: func(w *Workload) { w.MaxLatency = -time.Second }, want: []string{`maxLatency: Invalid value: "-1s"`}},
 		{name: "empty jurisdiction", mutate: func(w *Workload) { w.Jurisdictions = []string{"EU", ""} }, want: []string{"jurisdictions[1]: Required value"}},
