@@ -16,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/carbon/apiclient"
 	"github.com/meridian-dev/meridian/internal/carbon/electricitymaps"
 	"github.com/meridian-dev/meridian/internal/carbon/offline"
 )
@@ -76,7 +77,7 @@ func newChain(t *testing.T, limiter *rate.Limiter) (*carbon.Chain, *emaps, *cloc
 	srv := httptest.NewServer(svc)
 	t.Cleanup(srv.Close)
 	em, err := electricitymaps.New(electricitymaps.Config{BaseURL: srv.URL, Token: "t", Clock: clk,
-		Sleep: func(context.Context, time.Duration) error { return nil }})
+		Options: apiclient.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,13 @@ type Client struct {
 	Source string
 	// BaseURL is the service's root; endpoints are joined to its path.
 	BaseURL *url.URL
+	// Options are the HTTP client and the retry bounds.
+	Options
+}
+
+// Options are what a service's client configuration passes on to Client:
+// the HTTP client and how a request is retried.
+type Options struct {
 	// HTTP sends the requests; http.DefaultClient when nil.
 	HTTP *http.Client
 	// MaxRetries bounds the retries of one request after 429, 5xx or a

@@ -106,8 +106,8 @@ func TestGet(t *testing.T) {
 			defer srv.Close()
 			base, _ := url.Parse(srv.URL)
 			var sleeps []time.Duration
-			c := Client{Source: "test", BaseURL: base, MaxRetries: tc.maxRetries,
-				Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }}
+			c := Client{Source: "test", BaseURL: base, Options: Options{MaxRetries: tc.maxRetries,
+				Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }}}
 			var got map[string]any
 			err := c.Get(t.Context(), "/v3/x", url.Values{"zone": {"DE"}}, http.Header{"Auth-Token": {"k"}}, &got)
 			switch {
@@ -143,11 +143,11 @@ func TestGetStopsWaitingWhenTheContextEnds(t *testing.T) {
 	defer srv.Close()
 	base, _ := url.Parse(srv.URL)
 	ctx, cancel := context.WithCancel(t.Context())
-	c := Client{Source: "test", BaseURL: base, Sleep: func(ctx context.Context, d time.Duration) error {
+	c := Client{Source: "test", BaseURL: base, Options: Options{Sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
 		<-ctx.Done()
 		return ctx.Err()
-	}}
+	}}}
 	err := c.Get(ctx, "/v3/x", nil, nil, &struct{}{})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "waiting 20s to retry") {
 		t.Fatalf("Get() error = %v, want the cancellation while waiting 20s", err)

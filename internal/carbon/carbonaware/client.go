@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -35,15 +34,10 @@ type Config struct {
 	// Signal is "marginal" (the default, the SDK's WattTime data source) or
 	// "average" (its Electricity Maps data source).
 	Signal carbon.Signal
-	// HTTP sends the requests; http.DefaultClient when nil.
-	HTTP *http.Client
 	// Clock tells the time (the current hour); the real clock when nil.
 	Clock clock.PassiveClock
-	// MaxRetries, Backoff, MaxBackoff and Sleep bound retries as in
-	// apiclient.Client.
-	MaxRetries          int
-	Backoff, MaxBackoff time.Duration
-	Sleep               func(ctx context.Context, d time.Duration) error
+	// Options are the HTTP client and the retry bounds.
+	apiclient.Options
 }
 
 // Client reads carbon intensities from a Carbon Aware SDK WebAPI.
@@ -83,8 +77,7 @@ func New(cfg Config) (*Client, error) {
 		clk = clock.RealClock{}
 	}
 	return &Client{
-		api: apiclient.Client{Source: Name, BaseURL: u, HTTP: cfg.HTTP, MaxRetries: cfg.MaxRetries,
-			Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff, Sleep: cfg.Sleep},
+		api:       apiclient.Client{Source: Name, BaseURL: u, Options: cfg.Options},
 		locations: cfg.Locations, signal: sig, clock: clk,
 	}, nil
 }

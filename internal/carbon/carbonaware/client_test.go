@@ -16,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/carbon/apiclient"
 )
 
 var now = time.Date(2026, 11, 23, 12, 20, 0, 0, time.UTC)
@@ -221,7 +222,7 @@ func TestClient(t *testing.T) {
 			srv := httptest.NewServer(svc)
 			defer srv.Close()
 			c, err := New(Config{BaseURL: srv.URL, Locations: map[string]string{"NL": "westeurope", "DE": "germanywestcentral"},
-				Clock: clocktesting.NewFakePassiveClock(now), Sleep: func(context.Context, time.Duration) error { return nil }})
+				Clock: clocktesting.NewFakePassiveClock(now), Options: apiclient.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,16 +40,11 @@ type Config struct {
 	Token string
 	// EmissionFactorType is "lifecycle" (the default) or "direct".
 	EmissionFactorType string
-	// HTTP sends the requests; http.DefaultClient when nil.
-	HTTP *http.Client
 	// Clock tells the time (which hours /history still holds, the current
 	// hour of a forecast); the real clock when nil.
 	Clock clock.PassiveClock
-	// MaxRetries, Backoff, MaxBackoff and Sleep bound retries as in
-	// apiclient.Client.
-	MaxRetries          int
-	Backoff, MaxBackoff time.Duration
-	Sleep               func(ctx context.Context, d time.Duration) error
+	// Options are the HTTP client and the retry bounds.
+	apiclient.Options
 }
 
 // Client reads carbon intensities from Electricity Maps.
@@ -81,8 +76,7 @@ func New(cfg Config) (*Client, error) {
 		clk = clock.RealClock{}
 	}
 	return &Client{
-		api: apiclient.Client{Source: Name, BaseURL: u, HTTP: cfg.HTTP, MaxRetries: cfg.MaxRetries,
-			Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff, Sleep: cfg.Sleep},
+		api:    apiclient.Client{Source: Name, BaseURL: u, Options: cfg.Options},
 		token:  cfg.Token,
 		factor: cfg.EmissionFactorType,
 		clock:  clk,

@@ -16,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/carbon/apiclient"
 )
 
 var now = time.Date(2026, 11, 23, 12, 20, 0, 0, time.UTC)
@@ -243,7 +244,7 @@ func TestClient(t *testing.T) {
 				token = "secret"
 			}
 			c, err := New(Config{BaseURL: srv.URL, Token: token, Clock: clocktesting.NewFakePassiveClock(now),
-				Sleep: func(context.Context, time.Duration) error { return nil }})
+				Options: apiclient.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/carbon/apiclient"
 	"github.com/meridian-dev/meridian/internal/carbon/carbonaware"
 	"github.com/meridian-dev/meridian/internal/carbon/electricitymaps"
 	"github.com/meridian-dev/meridian/internal/carbon/offline"
@@ -161,7 +162,7 @@ func (cfg Config) tier(name string, getenv func(string) string, clk clock.Passiv
 		}
 		budget = c.Budget
 		src, err = electricitymaps.New(electricitymaps.Config{BaseURL: c.BaseURL, Token: getenv(EnvElectricityMapsToken),
-			EmissionFactorType: c.EmissionFactorType, HTTP: hc, Clock: clk})
+			EmissionFactorType: c.EmissionFactorType, Options: apiclient.Options{HTTP: hc}, Clock: clk})
 	case watttime.Name:
 		c := cfg.WattTime
 		if c == nil {
@@ -175,7 +176,7 @@ func (cfg Config) tier(name string, getenv func(string) string, clk clock.Passiv
 		}
 		budget = c.Budget
 		src, err = watttime.New(watttime.Config{BaseURL: c.BaseURL, Username: getenv(EnvWattTimeUsername), Password: getenv(EnvWattTimePassword),
-			Regions: c.Regions, SignalType: c.SignalType, HTTP: hc, Clock: clk})
+			Regions: c.Regions, SignalType: c.SignalType, Options: apiclient.Options{HTTP: hc}, Clock: clk})
 	case carbonaware.Name:
 		c := cfg.CarbonAware
 		if c == nil {
@@ -185,7 +186,7 @@ func (cfg Config) tier(name string, getenv func(string) string, clk clock.Passiv
 			return carbon.Tier{}, errors.New(`carbonAware.locations is empty: map grid zones to the SDK's locations, e.g. {"NL": "westeurope"}`)
 		}
 		budget = c.Budget
-		src, err = carbonaware.New(carbonaware.Config{BaseURL: c.BaseURL, Locations: c.Locations, Signal: c.Signal, HTTP: hc, Clock: clk})
+		src, err = carbonaware.New(carbonaware.Config{BaseURL: c.BaseURL, Locations: c.Locations, Signal: c.Signal, Options: apiclient.Options{HTTP: hc}, Clock: clk})
 	default:
 		return carbon.Tier{}, fmt.Errorf("%q is not a service: use %s", name, strings.Join([]string{electricitymaps.Name, watttime.Name, carbonaware.Name}, ", "))
 	}

@@ -60,16 +60,11 @@ type Config struct {
 	// SignalType is "co2_moer" (the default, marginal) or "co2_aoer"
 	// (average).
 	SignalType string
-	// HTTP sends the requests; http.DefaultClient when nil.
-	HTTP *http.Client
 	// Clock tells the time (token age, the current hour); the real clock
 	// when nil.
 	Clock clock.PassiveClock
-	// MaxRetries, Backoff, MaxBackoff and Sleep bound retries as in
-	// apiclient.Client.
-	MaxRetries          int
-	Backoff, MaxBackoff time.Duration
-	Sleep               func(ctx context.Context, d time.Duration) error
+	// Options are the HTTP client and the retry bounds.
+	apiclient.Options
 }
 
 // Client reads carbon intensities from WattTime.
@@ -116,8 +111,7 @@ func New(cfg Config) (*Client, error) {
 		clk = clock.RealClock{}
 	}
 	return &Client{
-		api: apiclient.Client{Source: Name, BaseURL: u, HTTP: cfg.HTTP, MaxRetries: cfg.MaxRetries,
-			Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff, Sleep: cfg.Sleep},
+		api:      apiclient.Client{Source: Name, BaseURL: u, Options: cfg.Options},
 		username: cfg.Username, password: cfg.Password,
 		regions: cfg.Regions, signalType: st, signal: sig, clock: clk,
 	}, nil

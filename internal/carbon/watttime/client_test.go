@@ -18,6 +18,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/carbon/apiclient"
 )
 
 var now = time.Date(2026, 11, 23, 12, 20, 0, 0, time.UTC)
@@ -260,7 +261,7 @@ func TestClient(t *testing.T) {
 			}
 			c, err := New(Config{BaseURL: srv.URL, Username: "meridian", Password: pw,
 				Regions: map[string]string{"US-CAL-CISO": "CAISO_NORTH"}, Clock: clocktesting.NewFakePassiveClock(now),
-				Sleep: func(context.Context, time.Duration) error { return nil }})
+				Options: apiclient.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 			if err != nil {
 				t.Fatal(err)
 			}
