@@ -129,15 +129,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	before := vm.DeepCopy()
+	var events []announcement
 	defer func() {
 		vm.Status.ObservedGeneration = vm.Generation
-		if equality.Semantic.DeepEqual(before.Status, vm.Status) {
-			return
+		if !equality.Semantic.DeepEqual(before.Status, vm.Status) {
+			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+			if err := r.Client.Status().Patch(ctx, vm, patch); client.IgnoreNotFound(err) != nil {
+				retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of CloudVM %s: %w", req, err))
+				return
+			}
 		}
-		patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-		if err := r.Client.Status().Patch(ctx, vm, patch); client.IgnoreNotFound(err) != nil {
-			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of CloudVM %s: %w", req, err))
-		}
+		r.announce(vm, events)
 	}()
 
 	now := r.Clock.Now()
@@ -148,7 +150,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	p := decide.VM(input(vm, rendered, renderErr, existing, now, r.Timing))
 	a := r.act(ctx, vm, p, rendered, existing)
-	r.report(vm, p, a, rendered, existing)
+	events = report(vm, p, a, rendered, existing)
 	if err := a.err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to write provider objects of CloudVM %s: %w", req, err)
 	}

@@ -14,12 +14,15 @@ import (
 // maxObjectMessage bounds an object's message in status.objects.
 const maxObjectMessage = 1024
 
-// report writes the pass into the VM's status: phase, conditions (with an
-// event for every change of reason), the provider objects, and the start
-// and completion times once they happened.
-func (r *Reconciler) report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a acted, rendered, existing []*unstructured.Unstructured) {
+// report writes the pass into the VM's status: phase, conditions, the
+// provider objects, and the start and completion times once they happened.
+// It returns the events that announce the conditions whose reason or status
+// changed; the caller sends them once the status is written, so a pass that
+// read a stale copy and fails to write announces nothing twice.
+func report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a acted, rendered, existing []*unstructured.Unstructured) []announcement {
 	st := &vm.Status
-	r.setCondition(vm, computev1alpha1.ConditionScheduled, p.Scheduled)
+	var out []announcement
+	setCondition(vm, computev1alpha1.ConditionScheduled, p.Scheduled, &out)
 	started := st.StartedTime != nil || a.applied > 0 || len(existing) > 0
 	if !p.Started.IsZero() && !started {
 		// The start's applies all failed: nothing was created and the VM
@@ -28,15 +31,15 @@ func (r *Reconciler) report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a act
 		if err := a.err(); err != nil {
 			msg = err.Error()
 		}
-		r.setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: msg, Warning: true})
-		return
+		setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: msg, Warning: true}, &out)
+		return out
 	}
 	st.Phase = p.Phase
-	if p.Ready != nil {
-		r.setCondition(vm, computev1alpha1.ConditionReady, *p.Ready)
-	}
-	if a.applyErr != nil {
-		r.setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: a.applyErr.Error(), Warning: true})
+	switch {
+	case a.applyErr != nil:
+		setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: a.applyErr.Error(), Warning: true}, &out)
+	case p.Ready != nil:
+		setCondition(vm, computev1alpha1.ConditionReady, *p.Ready, &out)
 	}
 	if p.Objects != nil {
 		st.Objects = objects(p.Objects, apiVersions(vm, rendered, existing))
@@ -47,21 +50,31 @@ func (r *Reconciler) report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a act
 	if !p.Completed.IsZero() && st.CompletedTime == nil {
 		st.CompletedTime = &metav1.Time{Time: p.Completed}
 	}
+	return out
+}
+
+// announcement is an event a pass sends about its CloudVM.
+type announcement struct {
+	warning                 bool
+	reason, action, message string
 }
 
 // setCondition sets a condition and, when its status or reason changed,
-// announces it in an event.
-func (r *Reconciler) setCondition(vm *computev1alpha1.CloudVM, kind string, c decide.VMCondition) {
-	var was *metav1.Condition
-	if old := meta.FindStatusCondition(vm.Status.Conditions, kind); old != nil {
-		// A copy: Set changes the condition in place.
-		was = old.DeepCopy()
-	}
+// adds the event that announces it to out.
+func setCondition(vm *computev1alpha1.CloudVM, kind string, c decide.VMCondition, out *[]announcement) {
+	old := meta.FindStatusCondition(vm.Status.Conditions, kind)
+	changed := old == nil || old.Reason != c.Reason || (old.Status == metav1.ConditionTrue) != c.Status
 	conditions.Set(&vm.Status.Conditions, vm.Generation, kind, c.Status, c.Reason, c.Message)
-	if was != nil && was.Reason == c.Reason && (was.Status == metav1.ConditionTrue) == c.Status {
-		return
+	if changed {
+		*out = append(*out, announcement{warning: c.Warning, reason: c.Reason, action: kind, message: c.Message})
 	}
-	r.event(vm, c.Warning, c.Reason, kind, "%s", c.Message)
+}
+
+// announce sends the events of a pass.
+func (r *Reconciler) announce(vm *computev1alpha1.CloudVM, events []announcement) {
+	for _, e := range events {
+		r.event(vm, e.warning, e.reason, e.action, "%s", e.message)
+	}
 }
 
 // event records an event about vm: a warning when warning is set.
