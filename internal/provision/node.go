@@ -25,12 +25,10 @@ func (p *Provisioner) conditions(o Observation) map[string]NodeCondition {
 			delete(p.notReadySince, n.Name)
 		case c == NodeNotReady:
 			if _, ok := p.notReadySince[n.Name]; !ok {
-				since := o.Now
-				if t := n.Created.Add(p.cfg.joinGrace()); !p.seenReady[n.Name] && t.Before(since) {
-					// Never Ready: broken since its join grace ran out.
-					since = t
-				}
-				p.notReadySince[n.Name] = since
+				// From when it is first seen NotReady, never back-dated:
+				// after a restart a node that broke a moment ago must not
+				// look broken since its join grace ran out long before.
+				p.notReadySince[n.Name] = o.Now
 			}
 		}
 	}

@@ -51,6 +51,16 @@ func TestNodeConditions(t *testing.T) {
 			},
 		},
 		{
+			name: "after a restart, an old node that just broke waits the not-ready grace from when it is seen",
+			steps: []step{
+				// The provisioner starts at 2h: n3 registered at 0 and is
+				// NotReady now. It must not count as broken since 15m.
+				{2 * time.Hour, obs(cloud(busy, registered(node("n3", 0, false), 0, false, false))), Decision{Action: None}},
+				{2*time.Hour + 10*time.Minute, obs(cloud(busy, registered(node("n3", 0, false), 0, false, false))),
+					Decision{Action: RemoveNodes, Remove: []string{"n3"}, Reason: "NotReady for 10m0s: removed, and replaced if its pods fit nowhere else"}},
+			},
+		},
+		{
 			name: "a registered node not Ready yet is coming for the join grace, then broken, then removed and replaced",
 			steps: []step{
 				// n3 registered at 0 and never turns Ready: it is coming,
