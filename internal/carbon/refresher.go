@@ -128,20 +128,23 @@ func (r *Refresher) Refresh(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// readZone returns the zone's current hour and forecast; either alone will
-// do.
+// readZone returns the zone's forecast from the current hour on; the latest
+// hour is asked for only when the forecast failed or does not cover the
+// current hour, so a refresh costs one request per zone, not two.
 func (r *Refresher) readZone(ctx context.Context, zone string) ([]Point, error) {
 	forecast, ferr := r.Source.Forecast(ctx, zone, r.horizon())
+	if ferr == nil && len(forecast) > 0 && !forecast[0].Time.After(Hour(r.clock().Now())) {
+		return forecast, nil
+	}
 	latest, lerr := r.Source.Latest(ctx, zone)
 	if ferr != nil && lerr != nil {
 		return nil, fmt.Errorf("failed to read zone %q: forecast: %w; latest: %w", zone, ferr, lerr)
 	}
-	pts := make([]Point, 0, len(forecast)+1)
-	// The latest hour first, so that a forecast of the same hour replaces it.
-	if lerr == nil {
-		pts = append(pts, latest)
+	if lerr != nil {
+		return forecast, nil
 	}
-	return append(pts, forecast...), nil
+	// The latest hour first, so that a forecast of the same hour replaces it.
+	return append([]Point{latest}, forecast...), nil
 }
 
 func (r *Refresher) horizon() time.Duration {
