@@ -1,9 +1,7 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,11 +107,7 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 		logger.Info("CloudVM denied", "reason", err.Error())
 		return admission.Denied(err.Error())
 	}
-	patches, err := schedulePatch(req.Object.Raw, vm.Spec.Schedule != nil, res.Schedule)
-	if err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	resp := admission.Patched("", patches...)
+	resp := admission.Patched("", schedulePatch(vm.Spec.Schedule != nil, res.Schedule)...)
 	if s := res.Schedule; s != nil && res.Outcome != Kept {
 		d := s.Decision
 		logger.Info("CloudVM scheduled", "outcome", res.Outcome, "provider", d.Provider, "region", d.Region,
@@ -133,22 +127,14 @@ func (h *CloudVMHandler) Handle(ctx context.Context, req admission.Request) admi
 // user wrote it: re-encoding the typed object would rewrite quantities
 // ("1.5" as "1500m") and durations, and diffing two encodings of the whole
 // object costs more than the decision. "add" replaces a member that exists
-// (RFC 6902, 4.1).
-func schedulePatch(raw []byte, has bool, s *computev1alpha1.CloudVMSchedule) ([]jsonpatch.JsonPatchOperation, error) {
-	var obj struct {
-		Spec *json.RawMessage `json:"spec"`
-	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, fmt.Errorf("request.object is not a JSON object: %w", err)
-	}
-	if obj.Spec == nil || !bytes.HasPrefix(bytes.TrimSpace(*obj.Spec), []byte("{")) {
-		return nil, errors.New("request.object.spec is required: a CloudVM needs at least cpu, memory and duration")
-	}
+// (RFC 6902, 4.1). The object has a spec: it decoded, and the decision
+// needed its cpu, memory and duration.
+func schedulePatch(has bool, s *computev1alpha1.CloudVMSchedule) []jsonpatch.JsonPatchOperation {
 	switch {
 	case s != nil:
-		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/spec/schedule", s)}, nil
+		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/spec/schedule", s)}
 	case has:
-		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("remove", "/spec/schedule", nil)}, nil
+		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("remove", "/spec/schedule", nil)}
 	}
-	return nil, nil
+	return nil
 }
