@@ -46,7 +46,6 @@ reasons(keys) := object.union(
 
 unknown_reason := sprintf("no round-trip time from %q is known", [origin])
 
-deny := reasons(denied)
 
 invalid contains "originRegion: required when maxLatencyMs is set" if {
 	limited

@@ -11,7 +11,6 @@ denied := set() if pinned == ""
 
 reasons(keys) := {k: msg | msg := sprintf("the VM is pinned to region %s", [pinned]); some k in keys}
 
-deny := reasons(denied)
 
 invalid contains msg if {
 	pinned != ""

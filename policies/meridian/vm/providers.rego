@@ -3,9 +3,8 @@
 # provider when one is pinned.
 #
 # Like every policy package, it defines denied, the set of "provider/region"
-# it removes, reasons(keys), why it removes each of keys (asked once per
-# decision, for the regions it was the first to remove), and deny, both as
-# one object.
+# it removes, and reasons(keys), why it removes each of keys (asked once per
+# decision, for the regions it was the first to remove).
 package meridian.vm.providers
 
 import data.meridian.clouds.regions
@@ -21,7 +20,6 @@ denied := union({index.of_provider(p) | some p, _ in excluded})
 
 reasons(keys) := {k: excluded[index.by_key[k][0]] | some k in keys}
 
-deny := reasons(denied)
 
 why(p) := sprintf("the VM is pinned to provider %s", [input.provider]) if {
 	input.provider != ""

@@ -16,7 +16,6 @@ denied := set() if jurisdiction == ""
 
 reasons(keys) := {k: concat("", ["region ", index.by_key[k][1], " is not in ", jurisdiction]) | some k in keys}
 
-deny := reasons(denied)
 
 invalid contains msg if {
 	jurisdiction != ""

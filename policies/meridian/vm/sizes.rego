@@ -81,7 +81,6 @@ why(pr) := too_small[pr[0]]
 
 why(pr) := sprintf("no %s instance price is known for region %s", [pr[0], pr[1]]) if not too_small[pr[0]]
 
-deny := reasons(denied)
 
 invalid contains sprintf("cpuMilli: must be above zero, got %v", [object.get(input, "cpuMilli", 0)]) if not object.get(input, "cpuMilli", 0) > 0
 

@@ -180,12 +180,6 @@ test_impossible_pin_is_explained if {
 	removal(d, "azure/westeurope").policy == "pin"
 }
 
-test_same_fields_for_create_and_update if {
-	# The decision reads only the VM's needs: an UPDATE's input is the same
-	# document as a CREATE's, so it decides the same.
-	decide(small) == decide(json.unmarshal(json.marshal(small)))
-}
-
 test_bad_input_names_field_and_valid_values if {
 	d := decide({"cpuMilli": 0, "memoryMiB": 1024, "providers": ["ibm"], "region": "mars-1", "residency": "XX", "maxLatencyMs": 10})
 	d.invalid == [

@@ -19,4 +19,3 @@ denied := {index.key_of[r] | some _, rs in regions; some r, info in rs; object.g
 
 reasons(keys) := {k: concat("", ["no grid zone is known for region ", index.by_key[k][1]]) | some k in keys}
 
-deny := reasons(denied)
