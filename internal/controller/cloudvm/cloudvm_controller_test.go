@@ -168,12 +168,17 @@ func TestCloudVM(t *testing.T) {
 					}
 					return cmp.Diff(computev1alpha1.PhaseCompleted, vm.Status.Phase)
 				})
-				events := eventReasons(t, c, ns, "web")
-				for _, r := range []string{computev1alpha1.ReasonDecided, computev1alpha1.ReasonWaitingForStart, computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonRunning, computev1alpha1.ReasonTearingDown, computev1alpha1.ReasonCompleted} {
-					if events[r] != corev1.EventTypeNormal {
-						t.Errorf("events %v: want a Normal event %s", events, r)
+				// The recorder writes events after the status and in the
+				// background: wait for them.
+				testenv.Eventually(t, 10*time.Second, "a Normal event for every step", func() string {
+					events := eventReasons(t, c, ns, "web")
+					for _, r := range []string{computev1alpha1.ReasonDecided, computev1alpha1.ReasonWaitingForStart, computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonRunning, computev1alpha1.ReasonTearingDown, computev1alpha1.ReasonCompleted} {
+						if events[r] != corev1.EventTypeNormal {
+							return fmt.Sprintf("events %v: no Normal event %s", events, r)
+						}
 					}
-				}
+					return ""
+				})
 			})
 		}
 	})
