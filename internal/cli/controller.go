@@ -194,6 +194,7 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 		}
 		return nil
 	}
+	f.opts.CarbonHistory = sched.history
 	if _, err := controller.Setup(mgr, f.opts); err != nil {
 		return err
 	}

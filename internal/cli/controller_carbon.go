@@ -37,6 +37,9 @@ func (f *carbonFlags) addFlags(fl *pflag.FlagSet) {
 type carbonScheduler struct {
 	planner   *carbon.Planner
 	refresher *carbon.Refresher
+	// history is the source chain, which the CloudVM controller reads to
+	// account the emissions of finished runs.
+	history carbon.Source
 	// summary is what the start-up line says of it.
 	summary string
 }
@@ -91,6 +94,7 @@ func buildCarbon(f carbonFlags, regions map[string]string, getenv func(string) s
 	}
 	return &carbonScheduler{
 		planner:   planner,
+		history:   chain,
 		refresher: &carbon.Refresher{Source: chain, Zones: zones, Target: planner, Interval: f.interval, Horizon: f.horizon},
 		summary:   fmt.Sprintf("carbon scheduler on %d grid zones from %s every %s, %s", len(zones), chain.Name(), f.interval, capacityNote),
 	}, nil

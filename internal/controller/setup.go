@@ -12,6 +12,7 @@ import (
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/controller/cloudprovisioner"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
@@ -73,6 +74,9 @@ type Options struct {
 	// scheduler's latest snapshot) for MultiClusterDeployment and
 	// MultiClusterJob placement's Carbon score; nil places without them.
 	Carbon func() placement.CarbonIntensity
+	// CarbonHistory reads the intensities of the hours a finished CloudVM
+	// ran, to account its emissions; nil accounts nothing.
+	CarbonHistory carbon.Source
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -169,10 +173,11 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the CloudProvisioner controller: %w", err)
 	}
 	if err := (&cloudvm.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder("meridian-cloudvm"),
-		Timing:    decide.VMTiming{StartSlack: opts.CloudVMStartSlack, Poll: opts.CloudVMPoll},
+		Client:      mgr.GetClient(),
+		APIReader:   mgr.GetAPIReader(),
+		Recorder:    mgr.GetEventRecorder("meridian-cloudvm"),
+		Timing:      decide.VMTiming{StartSlack: opts.CloudVMStartSlack, Poll: opts.CloudVMPoll},
+		Intensities: opts.CarbonHistory,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the CloudVM controller: %w", err)
 	}

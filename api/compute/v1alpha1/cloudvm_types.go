@@ -213,6 +213,12 @@ const (
 	// ReasonDeleting: the CloudVM is being deleted and its provider objects
 	// go first.
 	ReasonDeleting = "Deleting"
+	// ReasonEmissionsAccounted: the run is over and status.emissions holds
+	// what it emitted.
+	ReasonEmissionsAccounted = "EmissionsAccounted"
+	// ReasonEmissionsUnknown: no intensity of the run's grid zone could be
+	// read for the hours it ran.
+	ReasonEmissionsUnknown = "EmissionsUnknown"
 )
 
 // LabelCloudVM is put on every provider object of a CloudVM, with the
@@ -332,9 +338,36 @@ type CloudVMStatus struct {
 	StartedTime *metav1.Time `json:"startedTime,omitempty"`
 	// +optional
 	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
+	// Emissions is what the run emitted, accounted once it is over.
+	// +optional
+	Emissions *CloudVMEmissions `json:"emissions,omitempty"`
 	// ObservedGeneration is the generation the controller last acted on.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// CloudVMEmissions is what a finished run emitted: location-based, the
+// intensity of the grid zone in the hours the VM really ran (from
+// status.startedTime to status.completedTime) times the power the energy
+// model gives its size. spec.schedule.decision holds the forecast figures
+// of the same model: expected for the plan, baseline for starting at once in
+// the first eligible region.
+type CloudVMEmissions struct {
+	// RealisedGrams is the emissions in grams of CO2-equivalent.
+	RealisedGrams string `json:"realisedGrams"`
+	// EnergyKWh is the energy the run drew.
+	EnergyKWh string `json:"energyKWh"`
+	// Watts is the VM's power in the energy model: (vCPU x W per vCPU +
+	// GiB x W per GiB) x the provider's PUE.
+	Watts string `json:"watts"`
+	// Basis says how the hours' intensities were obtained, e.g. "5 h: 5
+	// measured from electricitymaps"; hours not measured make the figure
+	// an estimate.
+	Basis string `json:"basis"`
+	// Measured says every hour of the run was measured.
+	Measured bool `json:"measured"`
+	// AccountedTime is when the figure was computed.
+	AccountedTime metav1.Time `json:"accountedTime"`
 }
 
 // CloudVM is a virtual machine asked for by its needs; policies and the
@@ -349,6 +382,8 @@ type CloudVMStatus struct {
 // +kubebuilder:printcolumn:name="Size",type=string,JSONPath=`.spec.schedule.decision.instanceType`
 // +kubebuilder:printcolumn:name="Start",type=string,JSONPath=`.spec.schedule.decision.start`
 // +kubebuilder:printcolumn:name="End",type=string,JSONPath=`.spec.schedule.decision.end`,priority=1
+// +kubebuilder:printcolumn:name="Expected-gCO2e",type=string,JSONPath=`.spec.schedule.decision.expectedEmissionsGrams`,priority=1
+// +kubebuilder:printcolumn:name="Realised-gCO2e",type=string,JSONPath=`.status.emissions.realisedGrams`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CloudVM struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/decide"
 )
 
@@ -47,6 +49,15 @@ type Reconciler struct {
 	Timing decide.VMTiming
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
+	// Intensities reads the carbon intensity of the hours a finished VM ran,
+	// to account its emissions in status.emissions; nil accounts nothing.
+	Intensities carbon.Source
+	// Energy is the energy model of the accounting; the zero value means
+	// carbon.DefaultEnergyModel (the model the carbon scheduler plans with).
+	Energy carbon.EnergyModel
+	// EmissionsTiming says when the accounting reads; zero fields take
+	// decide.DefaultEmissionsTiming's.
+	EmissionsTiming decide.EmissionsTiming
 }
 
 // SetupWithManager registers the reconciler. The provider kinds whose CRDs
@@ -63,6 +74,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Timing.StartSlack = cmp.Or(r.Timing.StartSlack, decide.DefaultVMTiming.StartSlack)
 	r.Timing.Poll = cmp.Or(r.Timing.Poll, decide.DefaultVMTiming.Poll)
+	if r.Energy.WattsPerVCPU == 0 && r.Energy.WattsPerGiB == 0 {
+		r.Energy = carbon.DefaultEnergyModel
+	}
+	r.EmissionsTiming.Settle = cmp.Or(r.EmissionsTiming.Settle, decide.DefaultEmissionsTiming.Settle)
+	r.EmissionsTiming.Retry = cmp.Or(r.EmissionsTiming.Retry, decide.DefaultEmissionsTiming.Retry)
+	r.EmissionsTiming.GiveUp = cmp.Or(r.EmissionsTiming.GiveUp, decide.DefaultEmissionsTiming.GiveUp)
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.CloudVM{}).
 		Named("cloudvm")
@@ -130,6 +147,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	before := vm.DeepCopy()
 	var events []announcement
+	var accounted *accounting
 	defer func() {
 		vm.Status.ObservedGeneration = vm.Generation
 		if !equality.Semantic.DeepEqual(before.Status, vm.Status) {
@@ -139,6 +157,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 				return
 			}
 		}
+		// Counted only once the status holding the figure is written: a
+		// pass whose write fails counts nothing, and the next one finds
+		// nothing recorded and accounts again.
+		accounted.count()
 		r.announce(vm, events)
 	}()
 
@@ -162,5 +184,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.FromContext(ctx).Info("Provider objects deleted; CloudVM released")
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: p.RequeueAfter}, nil
+	again, accountEvents, counted := r.account(ctx, vm, now)
+	events, accounted = append(events, accountEvents...), counted
+	return ctrl.Result{RequeueAfter: soonest(p.RequeueAfter, again)}, nil
+}
+
+// soonest is the earlier of two requeue delays, zero meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }

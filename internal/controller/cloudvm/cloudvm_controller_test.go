@@ -2,10 +2,13 @@ package cloudvm_test
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
 	"github.com/meridian-dev/meridian/internal/testenv"
 	"github.com/meridian-dev/meridian/internal/vmrender"
@@ -168,11 +172,49 @@ func TestCloudVM(t *testing.T) {
 					}
 					return cmp.Diff(computev1alpha1.PhaseCompleted, vm.Status.Phase)
 				})
+				// Once over, the run's emissions are accounted from the
+				// grid zone's measured hours, in the energy model the
+				// scheduler plans with, and counted in the metrics.
+				var accounted *computev1alpha1.CloudVM
+				testenv.Eventually(t, 10*time.Second, "status.emissions", func() string {
+					vm, err := getVM(t, c, ns, "web")
+					if err != nil {
+						return err.Error()
+					}
+					if vm.Status.Emissions == nil {
+						return "no status.emissions"
+					}
+					accounted = vm
+					return ""
+				})
+				st := accounted.Status
+				watts := carbon.DefaultEnergyModel.Watts(string(tc.where.provider), 2000, 8<<30)
+				points, err := intensities.History(t.Context(), tc.where.zone, st.StartedTime.Time, st.CompletedTime.Time)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := carbon.Account(points, tc.where.zone, watts, st.StartedTime.Time, st.CompletedTime.Time)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Grams <= 0 {
+					t.Fatalf("the test's run emits %f g: it cannot show the accounting", want.Grams)
+				}
+				gotGrams, err := strconv.ParseFloat(st.Emissions.RealisedGrams, 64)
+				if err != nil {
+					t.Fatalf("status.emissions.realisedGrams %q: %v", st.Emissions.RealisedGrams, err)
+				}
+				if diff := cmp.Diff([]any{want.Grams, true, want.String()}, []any{gotGrams, st.Emissions.Measured, st.Emissions.Basis}, cmpopts.EquateApprox(0, 1e-4)); diff != "" {
+					t.Errorf("status.emissions (grams, measured, basis) (-want +got):\n%s", diff)
+				}
+				if got := metricValue(t, "meridian_cloudvm_emissions_grams_total", map[string]string{"provider": string(tc.where.provider), "region": tc.where.region, "kind": "realised"}); math.Abs(got-want.Grams) > 1e-9 {
+					t.Errorf("meridian_cloudvm_emissions_grams_total realised = %g, want %g", got, want.Grams)
+				}
 				// The recorder writes events after the status and in the
 				// background: wait for them.
 				testenv.Eventually(t, 10*time.Second, "a Normal event for every step", func() string {
 					events := eventReasons(t, c, ns, "web")
-					for _, r := range []string{computev1alpha1.ReasonDecided, computev1alpha1.ReasonWaitingForStart, computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonRunning, computev1alpha1.ReasonTearingDown, computev1alpha1.ReasonCompleted} {
+					for _, r := range []string{computev1alpha1.ReasonDecided, computev1alpha1.ReasonWaitingForStart, computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonRunning, computev1alpha1.ReasonTearingDown, computev1alpha1.ReasonCompleted, computev1alpha1.ReasonEmissionsAccounted} {
 						if events[r] != corev1.EventTypeNormal {
 							return fmt.Sprintf("events %v: no Normal event %s", events, r)
 						}

@@ -11,10 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
 	"github.com/meridian-dev/meridian/internal/decide"
@@ -40,9 +43,13 @@ func startController(t *testing.T, env *testenv.Env) *testenv.Manager {
 	t.Helper()
 	return env.StartManager(t, func(mgr ctrl.Manager) error {
 		return (&cloudvm.Reconciler{
-			Client:   mgr.GetClient(),
-			Recorder: mgr.GetEventRecorder("meridian-cloudvm"),
-			Timing:   timing,
+			Client:      mgr.GetClient(),
+			Recorder:    mgr.GetEventRecorder("meridian-cloudvm"),
+			Timing:      timing,
+			Intensities: intensities,
+			// Accounted as soon as the run is over: the test's hours are
+			// all measured already.
+			EmissionsTiming: decide.EmissionsTiming{Settle: time.Nanosecond},
 		}).SetupWithManager(mgr)
 	})
 }
@@ -64,17 +71,29 @@ func namespace(t *testing.T, c client.Client, name string) {
 	}
 }
 
-// where is a decision's provider, region and size.
+// where is a decision's provider, region, grid zone and size.
 type where struct {
-	provider     computev1alpha1.Provider
-	region, size string
+	provider           computev1alpha1.Provider
+	region, zone, size string
 }
 
 var (
-	azure = where{computev1alpha1.ProviderAzure, "westeurope", "Standard_D2s_v5"}
-	gcp   = where{computev1alpha1.ProviderGCP, "europe-west4", "e2-standard-2"}
-	aws   = where{computev1alpha1.ProviderAWS, "eu-west-1", "m6i.large"}
+	azure = where{computev1alpha1.ProviderAzure, "westeurope", "NL", "Standard_D2s_v5"}
+	gcp   = where{computev1alpha1.ProviderGCP, "europe-west4", "NL", "e2-standard-2"}
+	aws   = where{computev1alpha1.ProviderAWS, "eu-west-1", "IE", "m6i.large"}
 )
+
+// intensities are the measured intensities of the test's grid zones, from
+// two hours ago for a day: NL 300 g/kWh and IE 250 g/kWh.
+var intensities = func() *carbon.Memory {
+	m := carbon.NewMemory("test-grid", clock.RealClock{})
+	from := carbon.Hour(time.Now()).Add(-2 * time.Hour)
+	for h := range 24 {
+		at := from.Add(time.Duration(h) * time.Hour)
+		m.Add(carbon.Point{Zone: "NL", Time: at, GramsPerKWh: 300}, carbon.Point{Zone: "IE", Time: at, GramsPerKWh: 250})
+	}
+	return m
+}()
 
 // newVM is a CloudVM decided to run at w from start for run, as the
 // admission webhook would have written it.
@@ -85,7 +104,8 @@ func newVM(ns, name string, w where, start time.Time, run time.Duration) *comput
 	vm.Spec.Duration = metav1.Duration{Duration: run}
 	vm.Spec.SSHPublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKa0rZ2a3Lz5rJ6p5vZ0p0uKkq0m5VnXGv2rDq9wXh1e test@meridian"
 	vm.Spec.Schedule = &computev1alpha1.CloudVMSchedule{Decision: computev1alpha1.CloudVMDecision{
-		Provider: w.provider, Region: w.region, InstanceType: w.size,
+		Provider: w.provider, Region: w.region, Zone: w.zone, InstanceType: w.size,
+		ExpectedEmissionsGrams: "0.02", BaselineEmissionsGrams: "0.04",
 		Start: metav1.NewTime(start), End: metav1.NewTime(start.Add(run)), DecidedTime: metav1.Now(),
 	}}
 	return vm
@@ -187,4 +207,29 @@ func eventReasons(t *testing.T, c client.Client, ns, name string) map[string]str
 		}
 	}
 	return out
+}
+
+// metricValue is the value of the counter name with labels in the
+// controller-runtime registry the controllers register with.
+func metricValue(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
+					continue next
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
 }
