@@ -1,0 +1,168 @@
+package optimizer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Phase is the optimizer's phase.
+type Phase string
+
+// The phases, as the seed names them.
+const (
+	PhaseTraining   Phase = "training"
+	PhaseProduction Phase = "production"
+)
+
+// Predictor predicts the target when the workload observed in a sample runs
+// at another replica count. *Model is one.
+type Predictor interface {
+	PredictTarget(from Sample, replicas int) float64
+}
+
+// Status is what Decide needs to know of the learning: the phase, the
+// reliability and, in production, the models.
+type Status struct {
+	Phase       Phase
+	Reliability float64
+	// Samples is how many samples were observed in all, which seeds
+	// exploration so that each decision explores differently.
+	Samples   int
+	Predictor Predictor
+	// Why explains the phase, for the advice's reason.
+	Why string
+}
+
+// State is what one advice leaves for the next: the freeze interval's clock.
+type State struct {
+	// Replicas is the last count advised; zero before the first advice.
+	Replicas int `json:"replicas"`
+	// ChangedAt is when the advised count last changed.
+	ChangedAt time.Time `json:"changed_at"`
+}
+
+// Advice is one scaling advice. The JSON names of the seed's fields are kept.
+type Advice struct {
+	Valid       bool    `json:"valid"`
+	Phase       Phase   `json:"phase"`
+	Replicas    int     `json:"vm_number"`
+	Reliability float64 `json:"reliability"`
+	ErrorMsg    string  `json:"error_msg"`
+	// Reason says how the count was chosen.
+	Reason string `json:"reason"`
+	// Current is the replica count of the sample the advice starts from.
+	Current int `json:"current"`
+	// PredictedTarget is the target predicted at Replicas, in production.
+	PredictedTarget *float64 `json:"predicted_target,omitempty"`
+	// Placement and CostPerHour price the advice when clusters are known.
+	Placement   []Share   `json:"placement,omitempty"`
+	CostPerHour *float64  `json:"cost_per_hour,omitempty"`
+	Time        time.Time `json:"time"`
+}
+
+// Decide advises a replica count for the workload last observed in last. It
+// is pure: it reads no clock (now is the decision's time) and does no I/O,
+// and it is deterministic for cfg.Seed and st.Samples.
+func Decide(cfg Config, st Status, last Sample, prev State, now time.Time) (Advice, State) {
+	a := Advice{Phase: st.Phase, Reliability: st.Reliability, Current: last.Replicas, Time: now}
+	lo, hi := replicaBounds(cfg)
+	switch {
+	case st.Phase == PhaseProduction && st.Predictor != nil:
+		a.Valid = true
+		a.Replicas, a.Reason = choose(cfg, st.Predictor, last, lo, hi)
+		p := st.Predictor.PredictTarget(last, a.Replicas)
+		a.PredictedTarget = &p
+	case cfg.Rule == RuleSeed:
+		a.Replicas = clampInt(last.Replicas, lo, hi)
+		a.ErrorMsg = "no advice in the training phase: " + st.Why
+		a.Reason = st.Why
+		return a, prev
+	default:
+		a.Valid = true
+		a.Replicas, a.Reason = explore(cfg, st, last, lo, hi)
+	}
+	next := prev
+	switch {
+	case prev.Replicas == 0 || prev.Replicas == a.Replicas:
+		if prev.Replicas != a.Replicas {
+			next = State{Replicas: a.Replicas, ChangedAt: now}
+		}
+	case now.Sub(prev.ChangedAt) < cfg.FreezeInterval:
+		a.Reason = fmt.Sprintf("frozen at %d until %s (freeze interval %s); wanted %d: %s",
+			prev.Replicas, prev.ChangedAt.Add(cfg.FreezeInterval).UTC().Format(time.RFC3339), cfg.FreezeInterval, a.Replicas, a.Reason)
+		a.Replicas = clampInt(prev.Replicas, lo, hi)
+		if a.PredictedTarget != nil {
+			p := st.Predictor.PredictTarget(last, a.Replicas)
+			a.PredictedTarget = &p
+		}
+	default:
+		next = State{Replicas: a.Replicas, ChangedAt: now}
+	}
+	if len(cfg.Clusters) > 0 {
+		shares, cost, _ := Place(cfg.Clusters, a.Replicas)
+		a.Placement, a.CostPerHour = shares, &cost
+	}
+	return a, next
+}
+
+// replicaBounds are the replica bounds, the upper one lowered to what the
+// clusters can hold.
+func replicaBounds(cfg Config) (lo, hi int) {
+	hi = cfg.MaxReplicas
+	if capacity, ok := clusterCapacity(cfg.Clusters); ok {
+		hi = min(hi, capacity)
+	}
+	return cfg.MinReplicas, max(hi, cfg.MinReplicas)
+}
+
+func clampInt(v, lo, hi int) int { return max(lo, min(hi, v)) }
+
+// choose is the seed's advice rule: the smallest count within the deltas
+// whose predicted target lies in the (margin-shrunk) band, else the count
+// whose prediction is closest to the band, the smaller on a tie.
+func choose(cfg Config, p Predictor, last Sample, lo, hi int) (int, string) {
+	margin := cfg.AdviceMargin * cfg.bandWidth()
+	bandLo, bandHi := cfg.Target.Min+margin, cfg.Target.Max-margin
+	from := clampInt(last.Replicas-cfg.MaxDownscaleDelta, lo, hi)
+	to := clampInt(last.Replicas+cfg.MaxUpscaleDelta, lo, hi)
+	best, bestDist := from, math.Inf(1)
+	for n := from; n <= to; n++ {
+		t := p.PredictTarget(last, n)
+		if t >= bandLo && t <= bandHi {
+			return n, fmt.Sprintf("fewest replicas in [%d, %d] whose predicted %s (%.4g) is in [%.4g, %.4g]", from, to, cfg.Target.Name, t, bandLo, bandHi)
+		}
+		d := math.Max(bandLo-t, t-bandHi)
+		if math.IsNaN(d) {
+			continue
+		}
+		if d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best, fmt.Sprintf("no count in [%d, %d] keeps the predicted %s in [%.4g, %.4g]: the closest", from, to, cfg.Target.Name, bandLo, bandHi)
+}
+
+// explore is the training advice: scale up when the target is past the
+// band's upper edge less the safety margin, otherwise step at random by -1,
+// 0 or +1, downwards only while the target keeps the margin.
+func explore(cfg Config, st Status, last Sample, lo, hi int) (int, string) {
+	margin := cfg.SafetyMargin * cfg.bandWidth()
+	n := last.Replicas
+	switch {
+	case last.Target > cfg.Target.Max:
+		up := min(cfg.MaxUpscaleDelta, 2)
+		return clampInt(n+up, lo, hi), fmt.Sprintf("training: %s %.4g is above the band's maximum %.4g: scale up", cfg.Target.Name, last.Target, cfg.Target.Max)
+	case last.Target > cfg.Target.Max-margin:
+		return clampInt(n+1, lo, hi), fmt.Sprintf("training: %s %.4g is within the safety margin of the band's maximum %.4g: scale up by one", cfg.Target.Name, last.Target, cfg.Target.Max)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(st.Samples)))
+	step := rng.IntN(3) - 1
+	if last.Target < cfg.Target.Min {
+		// Below the band: too many replicas for the load; exploring
+		// downwards is both safe and cheaper.
+		step = -1
+	}
+	return clampInt(n+step, lo, hi), fmt.Sprintf("training: exploring %+d around %d (%s %.4g keeps the safety margin below %.4g)", step, n, cfg.Target.Name, last.Target, cfg.Target.Max-margin)
+}

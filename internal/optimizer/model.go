@@ -1,0 +1,151 @@
+package optimizer
+
+import (
+	"fmt"
+	"math"
+)
+
+// Model is the learned knowledge: one regression per input metric, the
+// network from metrics to target, and how well the chain predicted held-out
+// samples.
+type Model struct {
+	Regressions []Regression `json:"regressions"`
+	Net         *MLP         `json:"net"`
+	// Samples is how many samples the model was fitted on.
+	Samples int `json:"samples"`
+	// HoldoutRMSE is the root mean square error of the chain's predictions
+	// of held-out targets, in the target's unit; NaN when there was too
+	// little data to hold any out.
+	HoldoutRMSE float64 `json:"holdout_rmse"`
+	// HoldoutError is HoldoutRMSE divided by the band's width.
+	HoldoutError float64 `json:"holdout_error"`
+	// HoldoutPairs is how many held-out predictions HoldoutRMSE averages.
+	HoldoutPairs int `json:"holdout_pairs"`
+	// InSampleCorrelation is the Pearson correlation of the network's
+	// predictions with the observed targets on the training data, which is
+	// what the seed reports as reliability.
+	InSampleCorrelation float64 `json:"in_sample_correlation"`
+}
+
+// PredictTarget returns the target expected when the workload observed in
+// from runs at replicas instead of from.Replicas.
+func (m *Model) PredictTarget(from Sample, replicas int) float64 {
+	var buf [64]float64
+	x := buf[:0]
+	for i, r := range m.Regressions {
+		x = append(x, r.Predict(from.Inputs[i], from.Replicas, replicas))
+	}
+	return m.Net.Predict(x)
+}
+
+// PredictInput returns metric i expected when the workload observed in from
+// runs at replicas.
+func (m *Model) PredictInput(i int, from Sample, replicas int) float64 {
+	return m.Regressions[i].Predict(from.Inputs[i], from.Replicas, replicas)
+}
+
+// minTrainSamples is the fewest samples Train fits on.
+const minTrainSamples = 8
+
+// Train fits the models on samples (oldest first): first on all but the
+// newest cfg.HoldoutFraction to measure the held-out error of the whole
+// chain, then on every sample for the model returned. prev, if not nil,
+// warm-starts the network. Train is deterministic for cfg.Seed.
+func Train(cfg Config, samples []Sample, prev *Model) (*Model, error) {
+	if len(samples) < minTrainSamples {
+		return nil, fmt.Errorf("failed to train: %d samples, want at least %d", len(samples), minTrainSamples)
+	}
+	var warm *MLP
+	if prev != nil {
+		warm = prev.Net
+	}
+	cut := len(samples) - int(math.Ceil(cfg.HoldoutFraction*float64(len(samples))))
+	held, err := fit(cfg, samples[:cut], warm)
+	if err != nil {
+		return nil, err
+	}
+	// Held-out pairs: each held-out sample predicted from the one before it,
+	// which may be the last training sample.
+	var sq float64
+	pairs := 0
+	for i := max(cut, 1); i < len(samples); i++ {
+		e := held.PredictTarget(samples[i-1], samples[i].Replicas) - samples[i].Target
+		sq += e * e
+		pairs++
+	}
+	m, err := fit(cfg, samples, held.Net)
+	if err != nil {
+		return nil, err
+	}
+	m.HoldoutPairs = pairs
+	m.HoldoutRMSE = math.NaN()
+	m.HoldoutError = math.NaN()
+	if pairs > 0 {
+		m.HoldoutRMSE = math.Sqrt(sq / float64(pairs))
+		m.HoldoutError = m.HoldoutRMSE / cfg.bandWidth()
+	}
+	return m, nil
+}
+
+// fit fits the regressions on consecutive pairs and the network on every
+// sample.
+func fit(cfg Config, samples []Sample, warm *MLP) (*Model, error) {
+	m := &Model{Samples: len(samples), Regressions: make([]Regression, len(cfg.Inputs))}
+	pairs := len(samples) - 1
+	before := make([]float64, pairs)
+	after := make([]float64, pairs)
+	n := make([]int, pairs)
+	next := make([]int, pairs)
+	for k := range cfg.Inputs {
+		for i := range pairs {
+			before[i], after[i] = samples[i].Inputs[k], samples[i+1].Inputs[k]
+			n[i], next[i] = samples[i].Replicas, samples[i+1].Replicas
+		}
+		r, err := FitRegression(before, after, n, next)
+		if err != nil {
+			return nil, fmt.Errorf("failed to fit the regression of input %q: %w", cfg.Inputs[k], err)
+		}
+		m.Regressions[k] = r
+	}
+	xs := make([][]float64, len(samples))
+	ys := make([]float64, len(samples))
+	for i, s := range samples {
+		xs[i], ys[i] = s.Inputs, s.Target
+	}
+	net, err := FitMLP(xs, ys, cfg.Hidden, cfg.Seed, warm)
+	if err != nil {
+		return nil, err
+	}
+	m.Net = net
+	pred := make([]float64, len(samples))
+	for i, x := range xs {
+		pred[i] = net.Predict(x)
+	}
+	m.InSampleCorrelation = pearson(pred, ys)
+	return m, nil
+}
+
+// pearson is the correlation of a and b, 0 when either is constant.
+func pearson(a, b []float64) float64 {
+	ma, sa := meanStdRaw(a)
+	mb, sb := meanStdRaw(b)
+	if sa == 0 || sb == 0 {
+		return 0
+	}
+	c := 0.0
+	for i := range a {
+		c += (a[i] - ma) * (b[i] - mb)
+	}
+	return c / float64(len(a)) / (sa * sb)
+}
+
+func meanStdRaw(v []float64) (mean, std float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(v)))
+}
