@@ -16,6 +16,7 @@ import (
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 )
 
 // New returns a new scheme with every kind Meridian reads or writes.
@@ -26,6 +27,7 @@ func New() *runtime.Scheme {
 		apiextensionsv1.AddToScheme,
 		multiclusterv1alpha1.AddToScheme,
 		computev1alpha1.AddToScheme,
+		sharingv1alpha1.AddToScheme,
 		mcsv1beta1.Install,
 		metricsv1beta1.AddToScheme,
 	} {
