@@ -26,6 +26,8 @@ placement code:
 		newBenchCommand(),
 		newTestbedCommand(),
 		newCarbonCommand(),
+		newAdvisorCommand(),
+		newLearnCommand(),
 	)
 	return root
 }
