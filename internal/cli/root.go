@@ -26,7 +26,6 @@ placement code:
 		newBenchCommand(),
 		newTestbedCommand(),
 		newCarbonCommand(),
-		newAdvisorCommand(),
 		newLearnCommand(),
 	)
 	return root
