@@ -49,6 +49,11 @@ type JobInput struct {
 	Snapshot *placement.Snapshot
 	Now      time.Time
 	Timing   Timing
+	// Shift is the job's spec.carbonShift; nil starts it at once.
+	Shift *JobShift
+	// PlannedStart is status.plannedStart, the start an earlier pass chose
+	// for a job with a Shift; zero when none was chosen yet.
+	PlannedStart time.Time
 }
 
 // JobShare is one new member Job: its parallel pods and completions.
@@ -77,6 +82,12 @@ type JobPlan struct {
 	// RequeueAfter is when to look again; zero when only a change should
 	// bring the job back.
 	RequeueAfter time.Duration
+	// PlannedStart and StartReason are the start chosen for a job with a
+	// Shift, and why (status.plannedStart); Waiting says the job waits for
+	// it: nothing is placed, and nothing counts as unplaced.
+	PlannedStart time.Time
+	StartReason  string
+	Waiting      bool
 }
 
 // Job decides where the parallel pods of a MultiClusterJob that have no
@@ -125,6 +136,25 @@ func Job(ctx context.Context, placer Placer, in JobInput) (*JobPlan, error) {
 	p.RequeueAfter = jobNext(in)
 	if want <= 0 {
 		return p, nil
+	}
+	if in.Shift != nil && kept == 0 {
+		// Nothing of the job runs yet: it starts when the carbon
+		// scheduler chose, once; a later pass keeps that choice.
+		p.PlannedStart = in.PlannedStart
+		if p.PlannedStart.IsZero() {
+			dry := w
+			dry.Replicas = want
+			start, why, err := jobStart(ctx, placer, in, &dry)
+			if err != nil {
+				return nil, err
+			}
+			p.PlannedStart, p.StartReason = start, why
+		}
+		if in.Now.Before(p.PlannedStart) {
+			p.Waiting, p.Unplaced = true, 0
+			p.RequeueAfter = p.PlannedStart.Sub(in.Now)
+			return p, nil
+		}
 	}
 
 	w.Replicas = kept + want

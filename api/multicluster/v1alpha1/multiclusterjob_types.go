@@ -47,6 +47,27 @@ type MultiClusterJobSpec struct {
 	// placement says where the pods may go.
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
+
+	// carbonShift lets the job wait for a greener start: before placing it,
+	// Meridian's carbon scheduler chooses the start, from now to the latest
+	// that still finishes by the deadline, when the grid zones of the
+	// clusters that can run it are forecast to emit least over its expected
+	// duration. Unset starts the job at once.
+	// +optional
+	CarbonShift *JobCarbonShift `json:"carbonShift,omitempty"`
+}
+
+// JobCarbonShift is the window a MultiClusterJob may be started in.
+//
+// +kubebuilder:validation:XValidation:rule="duration(self.expectedDuration) > duration('0s')",message="expectedDuration must be greater than zero, e.g. 2h",fieldPath=".expectedDuration"
+type JobCarbonShift struct {
+	// deadline is when the job must have finished.
+	// +required
+	Deadline metav1.Time `json:"deadline"`
+
+	// expectedDuration is how long the job runs once started, e.g. "2h".
+	// +required
+	ExpectedDuration metav1.Duration `json:"expectedDuration"`
 }
 
 // MultiClusterJobStatus is the decision and the progress of the Jobs.
@@ -73,6 +94,17 @@ type MultiClusterJobStatus struct {
 	// failed pods over all clusters.
 	// +optional
 	Failed int32 `json:"failed,omitempty"`
+
+	// plannedStart is the start the carbon scheduler chose for a job with
+	// spec.carbonShift; the job is placed then. Set once, so a restarted
+	// controller keeps it.
+	// +optional
+	PlannedStart *metav1.Time `json:"plannedStart,omitempty"`
+
+	// plannedStartReason says why that start was chosen.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	PlannedStartReason string `json:"plannedStartReason,omitempty"`
 
 	// startTime is when the first member Job started.
 	// +optional
@@ -112,6 +144,9 @@ const (
 	ReasonAllMemberJobsComplete = "AllMemberJobsComplete"
 	// ReasonRunning means member Jobs are still running.
 	ReasonRunning = "Running"
+	// ReasonWaitingForGreenerStart means the job waits for the start the
+	// carbon scheduler chose (status.plannedStart).
+	ReasonWaitingForGreenerStart = "WaitingForGreenerStart"
 )
 
 // MultiClusterJob is a Job whose pods Meridian places across member
@@ -124,6 +159,7 @@ const (
 // +kubebuilder:printcolumn:name="Completions",type=integer,JSONPath=`.spec.completions`
 // +kubebuilder:printcolumn:name="Succeeded",type=integer,JSONPath=`.status.succeeded`
 // +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.status.summary`
+// +kubebuilder:printcolumn:name="Planned-Start",type=string,JSONPath=`.status.plannedStart`,priority=1
 // +kubebuilder:printcolumn:name="Complete",type=string,JSONPath=`.status.conditions[?(@.type=="Complete")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterJob struct {

@@ -7,14 +7,17 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/propagation"
@@ -36,6 +39,12 @@ func (r *Reconciler) place(ctx context.Context, mcj *multiclusterv1alpha1.MultiC
 	}
 	for name, m := range members {
 		in.Members[name] = m.JobMember
+	}
+	if cs := mcj.Spec.CarbonShift; cs != nil {
+		in.Shift = &decide.JobShift{Deadline: cs.Deadline.Time, Duration: cs.ExpectedDuration.Duration}
+	}
+	if t := mcj.Status.PlannedStart; t != nil {
+		in.PlannedStart = t.Time
 	}
 	if r.Carbon != nil {
 		if c := r.Carbon(); c != nil {
@@ -79,6 +88,9 @@ func (r *Reconciler) act(ctx context.Context, mcj *multiclusterv1alpha1.MultiClu
 		m.job, m.Exists, m.Parallelism, m.Completions = j, true, s.Parallelism, s.Completions
 	}
 	recordDecision(mcj, p, members)
+	if p.StartReason != "" {
+		r.event(mcj, corev1.EventTypeNormal, multiclusterv1alpha1.ReasonWaitingForGreenerStart, "start planned for %s: %s", p.PlannedStart.UTC().Format(time.RFC3339), p.StartReason)
+	}
 	if len(p.Create) > 0 {
 		r.event(mcj, corev1.EventTypeNormal, "Placed", "Pods placed: %s", mcj.Status.Summary)
 	}
@@ -139,7 +151,14 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 	}
 	st.UnplacedReplicas = p.Unplaced
 	st.Summary = summary(mcj)
+	if !p.PlannedStart.IsZero() && st.PlannedStart == nil {
+		st.PlannedStart = &metav1.Time{Time: p.PlannedStart}
+		st.PlannedStartReason = conditions.Truncate(p.StartReason, 1024)
+	}
 	switch {
+	case p.Waiting:
+		setCondition(mcj, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonWaitingForGreenerStart,
+			fmt.Sprintf("the job waits for its greener start %s (status.plannedStartReason says why)", p.PlannedStart.UTC().Format(time.RFC3339)))
 	case p.Unplaced == parallelism:
 		setCondition(mcj, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInsufficientCapacity,
 			fmt.Sprintf("none of the %d parallel pods fits a cluster yet; they are placed as room appears", parallelism))
