@@ -26,6 +26,7 @@ placement code:
 		newBenchCommand(),
 		newTestbedCommand(),
 		newCarbonCommand(),
+		newAdvisorCommand(),
 		newLearnCommand(),
 	)
 	return root

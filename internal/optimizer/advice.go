@@ -72,8 +72,7 @@ func Decide(cfg Config, st Status, last Sample, prev State, now time.Time) (Advi
 	case st.Phase == PhaseProduction && st.Predictor != nil:
 		a.Valid = true
 		a.Replicas, a.Reason = choose(cfg, st.Predictor, last, lo, hi)
-		p := st.Predictor.PredictTarget(last, a.Replicas)
-		a.PredictedTarget = &p
+		a.PredictedTarget = finite(st.Predictor.PredictTarget(last, a.Replicas))
 	case cfg.Rule == RuleSeed:
 		a.Replicas = clampInt(last.Replicas, lo, hi)
 		a.ErrorMsg = "no advice in the training phase: " + st.Why
@@ -93,9 +92,8 @@ func Decide(cfg Config, st Status, last Sample, prev State, now time.Time) (Advi
 		a.Reason = fmt.Sprintf("frozen at %d until %s (freeze interval %s); wanted %d: %s",
 			prev.Replicas, prev.ChangedAt.Add(cfg.FreezeInterval).UTC().Format(time.RFC3339), cfg.FreezeInterval, a.Replicas, a.Reason)
 		a.Replicas = clampInt(prev.Replicas, lo, hi)
-		if a.PredictedTarget != nil {
-			p := st.Predictor.PredictTarget(last, a.Replicas)
-			a.PredictedTarget = &p
+		if st.Predictor != nil && a.Phase == PhaseProduction {
+			a.PredictedTarget = finite(st.Predictor.PredictTarget(last, a.Replicas))
 		}
 	default:
 		next = State{Replicas: a.Replicas, ChangedAt: now}
@@ -165,4 +163,13 @@ func explore(cfg Config, st Status, last Sample, lo, hi int) (int, string) {
 		step = -1
 	}
 	return clampInt(n+step, lo, hi), fmt.Sprintf("training: exploring %+d around %d (%s %.4g keeps the safety margin below %.4g)", step, n, cfg.Target.Name, last.Target, cfg.Target.Max-margin)
+}
+
+// finite returns a pointer to v, or nil when v is not finite (JSON cannot
+// carry it).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }

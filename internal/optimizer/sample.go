@@ -29,12 +29,22 @@ func (c Config) ValidateSample(s Sample) error {
 		return sampleError("inputs", fmt.Sprintf("%d values", len(s.Inputs)), fmt.Sprintf("must hold one value per input metric (%d)", len(c.Inputs)))
 	}
 	for i, v := range s.Inputs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return sampleError("inputs."+c.Inputs[i], v, "must be a finite number")
+		if !plausible(v) {
+			return sampleError("inputs."+c.Inputs[i], v, validValue)
 		}
 	}
-	if math.IsNaN(s.Target) || math.IsInf(s.Target, 0) {
-		return sampleError("target."+c.Target.Name, s.Target, "must be a finite number")
+	if !plausible(s.Target) {
+		return sampleError("target."+c.Target.Name, s.Target, validValue)
 	}
 	return nil
+}
+
+// maxMagnitude bounds a metric's value: squares of larger values overflow
+// the models' arithmetic, and no metric worth learning from is that large.
+const maxMagnitude = 1e15
+
+const validValue = "must be a finite number of magnitude at most 1e15"
+
+func plausible(v float64) bool {
+	return !math.IsNaN(v) && math.Abs(v) <= maxMagnitude
 }
