@@ -168,8 +168,16 @@ func validOffer() *sharingv1alpha1.Offer {
 }
 
 func auctionCases() []apiCase {
-	quote := func(f func(*sharingv1alpha1.QuoteSpec)) *sharingv1alpha1.Quote { o := validQuote(); f(&o.Spec); return o }
-	offer := func(f func(*sharingv1alpha1.OfferSpec)) *sharingv1alpha1.Offer { o := validOffer(); f(&o.Spec); return o }
+	quote := func(f func(*sharingv1alpha1.QuoteSpec)) *sharingv1alpha1.Quote {
+		o := validQuote()
+		f(&o.Spec)
+		return o
+	}
+	offer := func(f func(*sharingv1alpha1.OfferSpec)) *sharingv1alpha1.Offer {
+		o := validOffer()
+		f(&o.Spec)
+		return o
+	}
 	ack := &sharingv1alpha1.Acknowledgement{Spec: sharingv1alpha1.AcknowledgementSpec{Consumer: "consumer-a", Offer: "provider-a-shop-1", Quote: "shop-1", AppID: "shop", Confirm: true}}
 	release := &sharingv1alpha1.Release{Spec: sharingv1alpha1.ReleaseSpec{Consumer: "consumer-a", Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: "provider-a-shop-1"}, AppID: "shop"}}
 	return []apiCase{

@@ -120,7 +120,6 @@ var cmpSortedStrings = cmp.Transformer("sorted", func(in []string) []string {
 	return out
 })
 
-
 var (
 	t0 = metav1.NewTime(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 	q  = resource.MustParse

@@ -442,4 +442,3 @@ func set(p *field.Path, vs []string, maxItems, itemMax int, syntax *regexp.Regex
 	}
 	return errs
 }
-

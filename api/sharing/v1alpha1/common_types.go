@@ -34,7 +34,6 @@ type SecretReference struct {
 // total, so that a consumer sizes each virtual node to what one provider
 // node can run.
 //
-//
 // The API server checks that cpu and memory are present; that they are
 // greater than zero and that nothing is negative is checked by the agent
 // (sharing.Validate), because CEL's quantity() on every entry of every
@@ -86,7 +85,6 @@ const (
 
 // Price is what one unit of a resource costs for one period, for example
 // 0.031 EUR per 1 cpu per Hour, or 0.004 EUR per 1Gi of memory per Hour.
-//
 //
 // The agent checks that amount is not negative and unit is greater than
 // zero (sharing.Validate); CEL's quantity() in a list exceeds the API

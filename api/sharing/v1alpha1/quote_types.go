@@ -20,7 +20,6 @@ const (
 // Component is one part of an application in a Quote: identical replicas
 // that each need requests on one node.
 //
-//
 // The agent checks that the requests are not negative (sharing.Validate).
 //
 // +kubebuilder:validation:XValidation:rule="'cpu' in self.requests || 'memory' in self.requests",message="requests must ask for cpu or memory greater than zero",fieldPath=".requests"

@@ -32,7 +32,6 @@ const (
 )
 
 // NodeSlice is a part of one provider node's spare capacity.
-//
 type NodeSlice struct {
 	// node is the provider node's name.
 	// +required
