@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -26,5 +27,28 @@ func TestAdvisorServeFlags(t *testing.T) {
 				t.Errorf("error prefix (-want +got):\n%s\nerror: %v", diff, err)
 			}
 		})
+	}
+}
+
+func TestAdvisorEvalJSON(t *testing.T) {
+	stdout, stderr, err := execute(t, "advisor", "eval", "--hours", "6", "--format", "json", "--html", t.TempDir()+"/eval.html")
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr)
+	}
+	var doc struct {
+		Policies []struct {
+			Name string `json:"name"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	var names []string
+	for _, p := range doc.Policies {
+		names = append(names, p.Name)
+	}
+	want := []string{"seed (300 samples, in-sample reliability)", "meridian", "cpu hpa (70 %)", "oracle (hindsight)"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
 	}
 }
