@@ -63,14 +63,16 @@ func (p *Planner) shifter() *Shifter {
 }
 
 // Schedule implements Scheduler: it plans the run and reserves its CPU
-// under req.Name. Reservations of runs that ended by req.Now are dropped
-// first; a run planned again (the same name) gives up its previous
-// reservation, which it keeps if the new plan fails. A run without a name
-// holds its reservation under a generated one until it ends.
+// under req.Name. Reservations of runs that ended before the hour of
+// req.Now began are dropped first: a run that ended within the current hour
+// still holds that hour, since capacity is counted per hour. A run planned
+// again (the same name) gives up its previous reservation, which it keeps if
+// the new plan fails. A run without a name holds its reservation under a
+// generated one until it ends.
 func (p *Planner) Schedule(req Request) (Plan, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ledger.Prune(req.Now)
+	p.ledger.Prune(Hour(req.Now))
 	if req.Name == "" {
 		p.unnamed++
 		req.Name = fmt.Sprintf("unnamed-%d", p.unnamed)

@@ -87,6 +87,14 @@ func TestPlanner(t *testing.T) {
 			},
 		},
 		{
+			name: "a run that ended within the current hour still holds that hour",
+			steps: []step{
+				{op: "schedule", req: func() carbon.Request { r := req("ns/one"); r.Duration = 15 * time.Minute; return r }(), want: "a"},
+				{op: "schedule", req: func() carbon.Request { r := req("ns/two"); r.Now = t0.Add(30 * time.Minute); return r }(), want: "b"},
+			},
+			wantReserved: []string{"ns/one azure/a", "ns/two azure/b"},
+		},
+		{
 			name: "ended runs are pruned",
 			steps: []step{
 				{op: "schedule", req: req("ns/one"), want: "a"},
