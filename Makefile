@@ -73,6 +73,17 @@ testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (
 bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
 	$(BIN)/meridian bench e2e
 
+.PHONY: learn-eval
+learn-eval: ## Train the learned node scorer (EL-RL, about 1.5 min) and compare it with kube-scheduler's scoring at 10, 100 and 1,000 nodes; writes bin/learn-eval.html.
+	@mkdir -p bin
+	go run ./cmd/meridian learn train --reward EL-RL --out bin/EL-RL.json
+	go run ./cmd/meridian learn eval --model bin/EL-RL.json --nodes 10,100,1000 --seed 7 --html bin/learn-eval.html
+
+.PHONY: advisor-eval
+advisor-eval: ## Compare the price/performance optimizer with seed 004's rule, the CPU HPA and an oracle on a simulated web application; writes bin/advisor-eval.html.
+	@mkdir -p bin
+	go run ./cmd/meridian advisor eval --html bin/advisor-eval.html
+
 .PHONY: bench
 bench: ## Run the placement benchmarks on one core.
 	go test -run '^$$' -bench . -benchmem -cpu 1 ./internal/placement/...
