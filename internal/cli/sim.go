@@ -55,6 +55,7 @@ With no flags it runs seed 001's experiment VI-B (KubeFed, mck8s and Meridian on
 	f.StringVar(&o.out, "out", "", "directory to write the HTML report, the JSON document and the raw series (CSV, JSON) to")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not report progress on stderr")
 	cmd.AddCommand(newSimListCommand())
+	cmd.AddCommand(newSimCarbonCommand())
 	return cmd
 }
 
