@@ -147,4 +147,3 @@ func hourlyUnitPrice(p sharingv1alpha1.Price) (string, bool) {
 	}
 	return v, true
 }
-
