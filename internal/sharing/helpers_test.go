@@ -33,8 +33,6 @@ type resourceQ = resource.Quantity
 
 func resourceInt(n int64) *resource.Quantity { v := q(fmt.Sprint(n)); return &v }
 
-
-
 // spares builds NodeSpares directly: name, free cpu and memory.
 func spares(specs ...[3]string) []sharing.NodeSpare {
 	var out []sharing.NodeSpare
