@@ -255,6 +255,10 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 			}
 		}
 	}
+	if progress != nil && res.Iterations < iterations {
+		// Stopped early, proven optimal: done all the same.
+		progress(iterations, iterations)
+	}
 	limit := o.SimplexLimit
 	if limit == 0 {
 		limit = DefaultSimplexLimit
@@ -264,9 +268,8 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 		if err != nil {
 			return OracleResult{}, err
 		}
-		if v > res.Bound {
-			res.Bound, res.Method = v, "simplex"
-		}
+		// The LP's optimum is the best bound the dual approaches.
+		res.Bound, res.Method = math.Max(v, res.Bound), "simplex"
 	}
 	if res.Placements == nil {
 		// No repair fitted everything: the cheapest option of each job, and

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -147,11 +149,34 @@ func newSnapshots(s *Scenario, perfect bool, refit time.Duration) *snapshots {
 	clk := clocktesting.NewFakeClock(s.From)
 	var src carbon.Source = offline.New(s.Data, clk)
 	if !perfect {
-		src = &forecast.Source{Base: src, Clock: clk, Refit: refit, Yearly: s.Data.Yearly}
+		src = &forecast.Source{Base: past{Source: src, clock: clk}, Clock: clk, Refit: refit, Yearly: s.Data.Yearly}
 	}
 	t := &target{}
 	return &snapshots{clock: clk, target: t,
 		refresher: &carbon.Refresher{Source: src, Zones: s.Zones(), Target: t, Clock: clk}}
+}
+
+// past is the history the forecaster may read in the simulation: the
+// recorded hours that ended by the virtual now (the current hour is not
+// over, so its intensity is not known yet). The offline source also answers
+// hours outside its record by replaying recorded ones a whole number of
+// 52-week periods away, which for a year before the record would be hours
+// of the simulated future; they are left out.
+type past struct {
+	carbon.Source
+	clock clock.PassiveClock
+}
+
+// History implements carbon.Source.
+func (p past) History(ctx context.Context, zone string, from, to time.Time) ([]carbon.Point, error) {
+	if now := carbon.Hour(p.clock.Now()); to.After(now) {
+		to = now
+	}
+	pts, err := p.Source.History(ctx, zone, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(pts, func(pt carbon.Point) bool { return pt.Kind == carbon.Replay }), nil
 }
 
 // at returns the snapshot of the last refresh at or before t.
