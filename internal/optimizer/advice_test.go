@@ -209,3 +209,17 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideDefaultAdviceMargin: with the default margin (30 % of the band's
+// width per edge) production advice does not aim at a count predicted in the
+// band's upper 30 %: band [40, 100], load 45: 5 -> 90 is in the band but in
+// its top 30 % (above 82), 6 -> 75 is the advice.
+func TestDecideDefaultAdviceMargin(t *testing.T) {
+	cfg := testConfig()
+	cfg.AdviceMargin = DefaultAdviceMargin
+	prod := Status{Phase: PhaseProduction, Reliability: 90, Predictor: queue{}}
+	a, _ := Decide(cfg, prod, Sample{Replicas: 5, Inputs: []float64{45}}, State{}, t0)
+	if a.Replicas != 6 {
+		t.Errorf("Decide with the default advice margin = %d replicas, want 6 (%s)", a.Replicas, a.Reason)
+	}
+}

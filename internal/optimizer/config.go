@@ -35,7 +35,7 @@ const (
 	DefaultKnowledgeBaseSize       = 1000
 	DefaultHidden                  = 6
 	DefaultSafetyMargin            = 0.2
-	DefaultAdviceMargin            = 0.1
+	DefaultAdviceMargin            = 0.3
 	DefaultRetrainEvery            = 10
 )
 

@@ -69,7 +69,7 @@ func Train(cfg Config, samples []Sample, prev *Model) (*Model, error) {
 	var sq float64
 	pairs := 0
 	for i := max(cut, 1); i < len(samples); i++ {
-		e := held.PredictTarget(samples[i-1], samples[i].Replicas) - samples[i].Target
+		e := held.PredictTarget(samples[i-1], samples[i].Replicas) - cfg.clipTarget(samples[i].Target)
 		sq += e * e
 		pairs++
 	}
@@ -110,7 +110,7 @@ func fit(cfg Config, samples []Sample, warm *MLP) (*Model, error) {
 	xs := make([][]float64, len(samples))
 	ys := make([]float64, len(samples))
 	for i, s := range samples {
-		xs[i], ys[i] = s.Inputs, s.Target
+		xs[i], ys[i] = s.Inputs, cfg.clipTarget(s.Target)
 	}
 	net, err := FitMLP(xs, ys, cfg.Hidden, cfg.Seed, warm)
 	if err != nil {
@@ -148,4 +148,19 @@ func meanStdRaw(v []float64) (mean, std float64) {
 		std += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(std / float64(len(v)))
+}
+
+// targetCeilingWidths is how far above the band's maximum, in band widths,
+// targets are clipped before the network sees them.
+const targetCeilingWidths = 1
+
+// clipTarget clips a target at the band's maximum plus targetCeilingWidths
+// band widths. The advice needs the target precisely inside the band and only
+// the direction beyond it; unclipped, a few overloaded intervals (a latency
+// at its timeout, ten times the band) dominate the squared error and the
+// standardization, and the network gives up precision inside the band to
+// fit them. The held-out error is measured against clipped targets too, so it
+// judges what the advice uses.
+func (c Config) clipTarget(v float64) float64 {
+	return math.Min(v, c.Target.Max+targetCeilingWidths*c.bandWidth())
 }

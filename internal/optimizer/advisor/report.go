@@ -30,8 +30,8 @@ var reportPage = template.Must(template.New("report").Parse(`<!doctype html>
 </table>
 <h2>Metrics after a scaling step: observed and predicted</h2>
 <p>Each metric at sample i+1 against its regression's prediction from sample i and the replica change between them (the newest {{.Window}} samples).</p>
-<table><tr><th>metric</th><th>w0</th><th>w1</th><th>w2</th><th>one-step RMSE</th></tr>
-{{range .Metrics}}<tr><td class="l">{{.Name}}</td><td>{{index .W 0}}</td><td>{{index .W 1}}</td><td>{{index .W 2}}</td><td>{{.RMSE}}</td></tr>
+<table><tr><th>metric</th><th>w0</th><th>w1</th><th>w2</th><th>w3</th><th>one-step RMSE</th></tr>
+{{range .Metrics}}<tr><td class="l">{{.Name}}</td><td>{{index .W 0}}</td><td>{{index .W 1}}</td><td>{{index .W 2}}</td><td>{{index .W 3}}</td><td>{{.RMSE}}</td></tr>
 {{end}}</table>
 {{range .Metrics}}{{.Chart}}{{end}}
 <h2>Target: observed and fitted</h2>
@@ -47,7 +47,7 @@ var reportPage = template.Must(template.New("report").Parse(`<!doctype html>
 
 type metricView struct {
 	Name  string
-	W     [3]string
+	W     [4]string
 	RMSE  string
 	Chart template.HTML
 }
@@ -104,7 +104,7 @@ func (s *Server) reportView() reportView {
 	for k, name := range cfg.Inputs {
 		obs := make([]float64, len(samples))
 		pred := make([]float64, len(samples))
-		mv := metricView{Name: name, W: [3]string{"n/a", "n/a", "n/a"}, RMSE: "n/a"}
+		mv := metricView{Name: name, W: [4]string{"n/a", "n/a", "n/a", "n/a"}, RMSE: "n/a"}
 		sq, n := 0.0, 0
 		for i, sm := range samples {
 			obs[i], pred[i] = sm.Inputs[k], math.NaN()
@@ -116,7 +116,7 @@ func (s *Server) reportView() reportView {
 		}
 		if m != nil {
 			r := m.Regressions[k]
-			mv.W = [3]string{num(r.W[0]), num(r.W[1]), num(r.W[2])}
+			mv.W = [4]string{num(r.W[0]), num(r.W[1]), num(r.W[2]), num(r.W[3])}
 			if n > 0 {
 				mv.RMSE = num(math.Sqrt(sq / float64(n)))
 			}
