@@ -42,8 +42,9 @@ const (
 // problems (SimplexLimit variables) are also solved exactly by gonum's
 // simplex, and the better of the two bounds is kept. From the prices of each
 // iteration a repair pass builds a feasible integer schedule (jobs with the
-// least slack first, each taking its cheapest option with room); the best is
-// the oracle's schedule. Bound is then below the true optimum and Grams above
+// least slack first, each taking its cheapest option with room); the best,
+// improved by moving single jobs to cheaper options with room, is the
+// oracle's schedule. Bound is then below the true optimum and Grams above
 // it: savings measured against Bound are an upper bound on what any schedule
 // could save, so a policy's fraction of them is conservative.
 type Oracle struct {
@@ -160,6 +161,9 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 		load[r] = make([]float64, p.hours+1)
 	}
 	choice := make([]int, len(p.options))
+	// best is the least-emitting feasible schedule found, as each job's
+	// option.
+	var best []int
 	res := OracleResult{Bound: math.Inf(-1), Grams: math.Inf(1), Method: "lagrangian"}
 	theta, sinceBest := 1.0, 0
 	for it := 0; it < iterations; it++ {
@@ -196,8 +200,8 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 			theta, sinceBest = theta/2, 0
 		}
 		if it%10 == 0 || it == iterations-1 {
-			if pl, g, ok := p.repair(prefix); ok && g < res.Grams {
-				res.Placements, res.Grams = pl, g
+			if c, g, ok := p.repair(prefix); ok && g < res.Grams {
+				best, res.Grams = c, g
 			}
 		}
 		res.Iterations = it + 1
@@ -234,9 +238,8 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 		if feasible {
 			// The jobs' own choices fit: a schedule, and an optimal one when
 			// no priced hour is left idle (norm zero).
-			pl, g := p.placements(choice)
-			if g < res.Grams {
-				res.Placements, res.Grams = pl, g
+			if g := p.grams(choice); g < res.Grams {
+				best, res.Grams = slices.Clone(choice), g
 			}
 		}
 		if norm == 0 || res.Grams <= res.Bound*(1+1e-9) {
@@ -271,47 +274,122 @@ func (o Oracle) Solve(ctx context.Context, s *Scenario, progress func(done, tota
 		// The LP's optimum is the best bound the dual approaches.
 		res.Bound, res.Method = math.Max(v, res.Bound), "simplex"
 	}
-	if res.Placements == nil {
+	if best == nil {
 		// No repair fitted everything: the cheapest option of each job, and
 		// those without room unplaced, as the other policies count them.
 		res.Placements, res.Grams = p.greedy()
+		return res, nil
+	}
+	p.improve(best)
+	res.Grams = p.grams(best)
+	res.Placements = make([]Placement, len(best))
+	for i, k := range best {
+		op := p.options[i][k]
+		res.Placements[i] = Placement{Candidate: s.Jobs[i].Candidates[op.cand], Start: op.start}
 	}
 	return res, nil
 }
 
-// placements returns the schedule of the options chosen and its emissions.
-func (p *problem) placements(choice []int) ([]Placement, float64) {
-	out := make([]Placement, len(choice))
-	var grams float64
+// grams returns the emissions of the options chosen.
+func (p *problem) grams(choice []int) float64 {
+	var g float64
 	for i, k := range choice {
-		op := p.options[i][k]
-		out[i] = Placement{Candidate: p.s.Jobs[i].Candidates[op.cand], Start: op.start}
-		grams += op.grams
+		g += p.options[i][k].grams
 	}
-	return out, grams
+	return g
 }
 
-// repair builds a feasible schedule at the prices: the jobs with the least
-// slack (then the largest) first, each taking its cheapest option at the
-// prices among those with room. It returns false when a job finds none.
-func (p *problem) repair(prefix [][]float64) ([]Placement, float64, bool) {
-	order := make([]int, len(p.options))
-	for i := range order {
-		order[i] = i
-	}
-	jobs := p.s.Jobs
-	slices.SortStableFunc(order, func(a, b int) int {
-		sa, sb := jobs[a].Deadline.Sub(jobs[a].Arrival)-jobs[a].Duration, jobs[b].Deadline.Sub(jobs[b].Arrival)-jobs[b].Duration
-		if c := cmp.Compare(sa, sb); c != 0 {
-			return c
-		}
-		return cmp.Compare(float64(jobs[b].CPUMilli)*jobs[b].Duration.Hours(), float64(jobs[a].CPUMilli)*jobs[a].Duration.Hours())
-	})
+// improve moves the jobs of a feasible schedule, one at a time, to their
+// least-emitting option with room given all the others, until a pass moves
+// none (at most maxImprovePasses).
+func (p *problem) improve(choice []int) {
+	const maxImprovePasses = 10
 	used := make([][]float64, len(p.capacity))
 	for r := range used {
 		used[r] = make([]float64, p.hours)
 	}
-	out := make([]Placement, len(p.options))
+	add := func(op oracleOption, cpu float64) {
+		for h := op.first; h <= op.last; h++ {
+			used[op.region][h] += cpu
+		}
+	}
+	for i, k := range choice {
+		add(p.options[i][k], float64(p.s.Jobs[i].CPUMilli))
+	}
+	for range maxImprovePasses {
+		moved := false
+		for i, k := range choice {
+			cpu := float64(p.s.Jobs[i].CPUMilli)
+			opts := p.options[i]
+			add(opts[k], -cpu)
+			best := k
+			for k2, op := range opts {
+				if op.grams < opts[best].grams*(1-1e-12) && p.fits(used[op.region], op, cpu) {
+					best = k2
+				}
+			}
+			add(opts[best], cpu)
+			if best != k {
+				choice[i], moved = best, true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// repairOrders are the orders in which repair places the jobs, as
+// carbon.ScheduleBatch tries several: in arrival order, the least slack
+// first, the largest first.
+var repairOrders = []carbon.BatchOrder{carbon.Arrival, carbon.LeastSlack, carbon.LargestFirst}
+
+// repair builds feasible schedules at the prices, one per order of
+// repairOrders, each job taking its cheapest option at the prices among
+// those with room, and returns the least-emitting; false when in every
+// order some job finds none.
+func (p *problem) repair(prefix [][]float64) ([]int, float64, bool) {
+	var best []int
+	bestGrams := math.Inf(1)
+	for _, order := range repairOrders {
+		if c, g, ok := p.repairIn(prefix, p.order(order)); ok && g < bestGrams {
+			best, bestGrams = c, g
+		}
+	}
+	return best, bestGrams, best != nil
+}
+
+// order returns the jobs' indexes in the batch order (stable).
+func (p *problem) order(o carbon.BatchOrder) []int {
+	jobs := p.s.Jobs
+	idx := make([]int, len(jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	size := func(i int) float64 { return float64(jobs[i].CPUMilli) * jobs[i].Duration.Hours() }
+	switch o {
+	case carbon.LeastSlack:
+		slices.SortStableFunc(idx, func(a, b int) int {
+			sa, sb := jobs[a].Deadline.Sub(jobs[a].Arrival)-jobs[a].Duration, jobs[b].Deadline.Sub(jobs[b].Arrival)-jobs[b].Duration
+			if c := cmp.Compare(sa, sb); c != 0 {
+				return c
+			}
+			return cmp.Compare(size(b), size(a))
+		})
+	case carbon.LargestFirst:
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(size(b), size(a)) })
+	}
+	return idx
+}
+
+// repairIn places the jobs in the order given.
+func (p *problem) repairIn(prefix [][]float64, order []int) ([]int, float64, bool) {
+	jobs := p.s.Jobs
+	used := make([][]float64, len(p.capacity))
+	for r := range used {
+		used[r] = make([]float64, p.hours)
+	}
+	out := make([]int, len(p.options))
 	var grams float64
 	idx := make([]int, 0, 64)
 	costs := make([]float64, 0, 64)
@@ -338,7 +416,7 @@ func (p *problem) repair(prefix [][]float64) ([]Placement, float64, bool) {
 			for h := op.first; h <= op.last; h++ {
 				used[op.region][h] += cpu
 			}
-			out[i] = Placement{Candidate: jobs[i].Candidates[op.cand], Start: op.start}
+			out[i] = k
 			grams += op.grams
 			placed = true
 			break
