@@ -73,6 +73,10 @@ testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (
 bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
 	$(BIN)/meridian bench e2e
 
+.PHONY: carbon-eval
+carbon-eval: ## Replay a recorded year of grid intensities against 2,000 jobs (seeds 1-8) and compare carbon policies with an oracle; writes bin/carbon-eval/index.html.
+	go run ./cmd/meridian sim carbon --seed 1,2,3,4,5,6,7,8 --out bin/carbon-eval
+
 .PHONY: learn-eval
 learn-eval: ## Train the learned node scorer (EL-RL, about 1.5 min) and compare it with kube-scheduler's scoring at 10, 100 and 1,000 nodes; writes bin/learn-eval.html.
 	@mkdir -p bin
