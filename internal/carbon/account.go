@@ -3,6 +3,7 @@ package carbon
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -84,4 +85,14 @@ func Account(points []Point, zone string, watts float64, start, end time.Time) (
 		}
 	}
 	return r, nil
+}
+
+// FormatGrams formats grams as statuses and events show them: to a tenth of
+// a gram, and to four decimals below 10 g, so that a short run does not read
+// 0.
+func FormatGrams(g float64) string {
+	if g < 10 {
+		return strconv.FormatFloat(g, 'f', 4, 64)
+	}
+	return strconv.FormatFloat(g, 'f', 1, 64)
 }

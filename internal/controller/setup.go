@@ -77,6 +77,9 @@ type Options struct {
 	// CarbonHistory reads the intensities of the hours a finished CloudVM
 	// ran, to account its emissions; nil accounts nothing.
 	CarbonHistory carbon.Source
+	// EmissionsTiming says when finished CloudVMs and MultiClusterJobs are
+	// accounted; zero fields take decide.DefaultEmissionsTiming's.
+	EmissionsTiming decide.EmissionsTiming
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -137,13 +140,15 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
 	if err := (&multiclusterjob.Reconciler{
-		Client:       mgr.GetClient(),
-		Inventory:    inv,
-		Framework:    fw,
-		Assumptions:  assumptions,
-		Recorder:     mgr.GetEventRecorder("meridian-placement"),
-		PendingGrace: opts.PendingGrace,
-		Carbon:       opts.Carbon,
+		Client:          mgr.GetClient(),
+		Inventory:       inv,
+		Framework:       fw,
+		Assumptions:     assumptions,
+		Recorder:        mgr.GetEventRecorder("meridian-placement"),
+		PendingGrace:    opts.PendingGrace,
+		Carbon:          opts.Carbon,
+		Intensities:     opts.CarbonHistory,
+		EmissionsTiming: opts.EmissionsTiming,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}
@@ -173,11 +178,12 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the CloudProvisioner controller: %w", err)
 	}
 	if err := (&cloudvm.Reconciler{
-		Client:      mgr.GetClient(),
-		APIReader:   mgr.GetAPIReader(),
-		Recorder:    mgr.GetEventRecorder("meridian-cloudvm"),
-		Timing:      decide.VMTiming{StartSlack: opts.CloudVMStartSlack, Poll: opts.CloudVMPoll},
-		Intensities: opts.CarbonHistory,
+		Client:          mgr.GetClient(),
+		APIReader:       mgr.GetAPIReader(),
+		Recorder:        mgr.GetEventRecorder("meridian-cloudvm"),
+		Timing:          decide.VMTiming{StartSlack: opts.CloudVMStartSlack, Poll: opts.CloudVMPoll},
+		Intensities:     opts.CarbonHistory,
+		EmissionsTiming: opts.EmissionsTiming,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the CloudVM controller: %w", err)
 	}

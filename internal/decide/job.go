@@ -88,6 +88,11 @@ type JobPlan struct {
 	PlannedStart time.Time
 	StartReason  string
 	Waiting      bool
+	// ExpectedGrams and BaselineGrams are the carbon scheduler's forecast
+	// emissions (gCO2e) of the job at PlannedStart and of starting at once
+	// in the best-scored cluster; set with StartReason, zero when no
+	// intensity was known.
+	ExpectedGrams, BaselineGrams float64
 }
 
 // Job decides where the parallel pods of a MultiClusterJob that have no
@@ -144,11 +149,12 @@ func Job(ctx context.Context, placer Placer, in JobInput) (*JobPlan, error) {
 		if p.PlannedStart.IsZero() {
 			dry := w
 			dry.Replicas = want
-			start, why, err := jobStart(ctx, placer, in, &dry)
+			c, err := jobStart(ctx, placer, in, &dry)
 			if err != nil {
 				return nil, err
 			}
-			p.PlannedStart, p.StartReason = start, why
+			p.PlannedStart, p.StartReason = c.start, c.reason
+			p.ExpectedGrams, p.BaselineGrams = c.expected, c.baseline
 		}
 		if in.Now.Before(p.PlannedStart) {
 			p.Waiting, p.Unplaced = true, 0

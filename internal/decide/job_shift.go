@@ -16,6 +16,15 @@ type JobShift struct {
 	Duration time.Duration
 }
 
+// jobStartChoice is the start jobStart chose, why, and the carbon
+// scheduler's forecast emissions of the job at that start and of starting at
+// once in the best-scored cluster (both zero when no intensity was known).
+type jobStartChoice struct {
+	start              time.Time
+	reason             string
+	expected, baseline float64
+}
+
 // jobStart decides when a job with a carbon shift starts, before anything of
 // it is placed: the job is placed now on the snapshot to learn which
 // clusters can take it (their filters pass), and the carbon scheduler
@@ -24,18 +33,18 @@ type JobShift struct {
 // duration. It returns the start and why; the start is now when the
 // snapshot holds no intensities, no feasible cluster has a grid zone, or the
 // deadline leaves no room to wait.
-func jobStart(ctx context.Context, placer Placer, in JobInput, w *placement.Workload) (time.Time, string, error) {
+func jobStart(ctx context.Context, placer Placer, in JobInput, w *placement.Workload) (jobStartChoice, error) {
 	in.Shift.Deadline = in.Shift.Deadline.UTC()
 	if !in.Now.Add(in.Shift.Duration).Before(in.Shift.Deadline) {
-		return in.Now, fmt.Sprintf("started at once: the deadline %s leaves no room to wait for a run of %s", in.Shift.Deadline.Format(time.RFC3339), in.Shift.Duration), nil
+		return jobStartChoice{start: in.Now, reason: fmt.Sprintf("started at once: the deadline %s leaves no room to wait for a run of %s", in.Shift.Deadline.Format(time.RFC3339), in.Shift.Duration)}, nil
 	}
 	intensities, ok := in.Snapshot.Carbon.(*carbon.Intensities)
 	if !ok || intensities == nil {
-		return in.Now, "started at once: no carbon intensities are known", nil
+		return jobStartChoice{start: in.Now, reason: "started at once: no carbon intensities are known"}, nil
 	}
 	d, err := placer.Place(ctx, in.Snapshot, w)
 	if err != nil {
-		return time.Time{}, "", fmt.Errorf("failed to find the clusters that can run the job: %w", err)
+		return jobStartChoice{}, fmt.Errorf("failed to find the clusters that can run the job: %w", err)
 	}
 	req := carbon.Request{
 		Name:        w.Key,
@@ -58,13 +67,13 @@ func jobStart(ctx context.Context, placer Placer, in JobInput, w *placement.Work
 		}
 	}
 	if len(req.Candidates) == 0 {
-		return in.Now, "started at once: no cluster that can run the job has a grid zone", nil
+		return jobStartChoice{start: in.Now, reason: "started at once: no cluster that can run the job has a grid zone"}, nil
 	}
 	plan, err := (&carbon.Shifter{Intensities: intensities}).Plan(req, nil)
 	if err != nil {
-		return in.Now, fmt.Sprintf("started at once: %v", err), nil
+		return jobStartChoice{start: in.Now, reason: fmt.Sprintf("started at once: %v", err)}, nil
 	}
-	return plan.Start, plan.Reason, nil
+	return jobStartChoice{start: plan.Start, reason: plan.Reason, expected: plan.ExpectedGrams, baseline: plan.BaselineGrams}, nil
 }
 
 func hasCandidate(cands []carbon.Candidate, name string) bool {

@@ -1,6 +1,7 @@
 package decide_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,13 @@ func TestJobCarbonShift(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Job (-want +got):\n%s", diff)
+			}
+			if tc.want.Waiting && tc.want.Decided {
+				// Home's zone over the chosen hours (100 g/kWh) against
+				// the best cluster at once (home, 400 g/kWh): a quarter.
+				if p.ExpectedGrams <= 0 || math.Abs(p.BaselineGrams-4*p.ExpectedGrams) > 1e-9 {
+					t.Errorf("ExpectedGrams %g, BaselineGrams %g: want a positive expectation and a baseline four times it", p.ExpectedGrams, p.BaselineGrams)
+				}
 			}
 			if !strings.Contains(p.StartReason, tc.reason) {
 				t.Errorf("StartReason %q, want it to contain %q", p.StartReason, tc.reason)

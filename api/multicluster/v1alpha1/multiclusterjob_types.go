@@ -57,6 +57,44 @@ type MultiClusterJobSpec struct {
 	CarbonShift *JobCarbonShift `json:"carbonShift,omitempty"`
 }
 
+// JobEmissions are a MultiClusterJob's emissions in grams of CO2-equivalent,
+// location-based, with the carbon scheduler's energy model: each parallel
+// pod draws the power of its CPU and memory requests ((vCPU x 2.12 W + GiB x
+// 0.392 W) x PUE 1.135).
+type JobEmissions struct {
+	// expectedGrams and baselineGrams are the carbon scheduler's forecast
+	// for the planned start and for starting at once in the best-scored
+	// cluster (jobs with spec.carbonShift).
+	// +optional
+	ExpectedGrams string `json:"expectedGrams,omitempty"`
+	// +optional
+	BaselineGrams string `json:"baselineGrams,omitempty"`
+
+	// realisedGrams is what the job emitted: every member's parallel pods
+	// counted from the job's startTime to its completionTime at the
+	// measured intensity of the member's grid zone (an upper bound when
+	// pods finish before the job does).
+	// +optional
+	RealisedGrams string `json:"realisedGrams,omitempty"`
+
+	// energyKWh is the energy counted for realisedGrams.
+	// +optional
+	EnergyKWh string `json:"energyKWh,omitempty"`
+
+	// basis says how the hours' intensities were obtained, per member.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Basis string `json:"basis,omitempty"`
+
+	// measured says every hour of every member's zone was measured.
+	// +optional
+	Measured bool `json:"measured,omitempty"`
+
+	// accountedTime is when realisedGrams was computed.
+	// +optional
+	AccountedTime *metav1.Time `json:"accountedTime,omitempty"`
+}
+
 // JobCarbonShift is the window a MultiClusterJob may be started in.
 //
 // +kubebuilder:validation:XValidation:rule="duration(self.expectedDuration) > duration('0s')",message="expectedDuration must be greater than zero, e.g. 2h",fieldPath=".expectedDuration"
@@ -105,6 +143,12 @@ type MultiClusterJobStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	PlannedStartReason string `json:"plannedStartReason,omitempty"`
+
+	// emissions are the job's emissions (gCO2e): the carbon scheduler's
+	// forecast when it chose the start, and what the job emitted once it
+	// is over.
+	// +optional
+	Emissions *JobEmissions `json:"emissions,omitempty"`
 
 	// startTime is when the first member Job started.
 	// +optional

@@ -89,7 +89,7 @@ func (r *Reconciler) account(ctx context.Context, vm *computev1alpha1.CloudVM, n
 		return again, nil, nil
 	}
 	vm.Status.Emissions = &computev1alpha1.CloudVMEmissions{
-		RealisedGrams: grams(realised.Grams),
+		RealisedGrams: carbon.FormatGrams(realised.Grams),
 		EnergyKWh:     strconv.FormatFloat(realised.KWh, 'f', 4, 64),
 		Watts:         strconv.FormatFloat(watts, 'f', 2, 64),
 		Basis:         realised.String(),
@@ -97,7 +97,7 @@ func (r *Reconciler) account(ctx context.Context, vm *computev1alpha1.CloudVM, n
 		AccountedTime: metav1.Time{Time: now},
 	}
 	a := &accounting{provider: string(d.Provider), region: d.Region, realised: realised.Grams, kwh: realised.KWh}
-	msg := fmt.Sprintf("realised %s gCO2e: %s W for %s in grid zone %s (%s)", grams(realised.Grams), vm.Status.Emissions.Watts, end.Sub(start).Round(time.Second), d.Zone, realised)
+	msg := fmt.Sprintf("realised %s gCO2e: %s W for %s in grid zone %s (%s)", carbon.FormatGrams(realised.Grams), vm.Status.Emissions.Watts, end.Sub(start).Round(time.Second), d.Zone, realised)
 	expected, errE := strconv.ParseFloat(d.ExpectedEmissionsGrams, 64)
 	baseline, errB := strconv.ParseFloat(d.BaselineEmissionsGrams, 64)
 	if err := errors.Join(errE, errB); err == nil {
@@ -106,15 +106,6 @@ func (r *Reconciler) account(ctx context.Context, vm *computev1alpha1.CloudVM, n
 			d.ExpectedEmissionsGrams, percent(realised.Grams, expected), d.BaselineEmissionsGrams, percent(realised.Grams, baseline))
 	}
 	return 0, []announcement{{reason: computev1alpha1.ReasonEmissionsAccounted, action: "Account", message: msg}}, a
-}
-
-// grams formats grams as status and events show them: to a tenth of a gram,
-// and to four decimals below 10 g, so that a short run does not read 0.
-func grams(g float64) string {
-	if g < 10 {
-		return strconv.FormatFloat(g, 'f', 4, 64)
-	}
-	return strconv.FormatFloat(g, 'f', 1, 64)
 }
 
 // percent says how got compares with ref: "12% less" or "3% more".

@@ -2,18 +2,25 @@ package multiclusterjob_test
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
@@ -86,6 +93,11 @@ func TestCarbonShiftWaitsForAGreenerStart(t *testing.T) {
 		if !strings.Contains(got.Status.PlannedStartReason, "cluster3") {
 			return fmt.Sprintf("plannedStartReason %q does not name cluster3 (NO-NO1)", got.Status.PlannedStartReason)
 		}
+		// The forecast for the planned start (20 g/kWh) is well under the
+		// one for starting at once (300 g/kWh at best).
+		if e := got.Status.Emissions; e == nil || parse(e.ExpectedGrams) <= 0 || parse(e.ExpectedGrams)*10 > parse(e.BaselineGrams) {
+			return fmt.Sprintf("status.emissions %+v: want a positive expectation a tenth or less of the baseline", e)
+		}
 		return cmp.Diff([]any{want.UTC(), multiclusterv1alpha1.ReasonWaitingForGreenerStart, int32(0)},
 			[]any{got.Status.PlannedStart.UTC(), c.Reason, got.Status.UnplacedReplicas})
 	})
@@ -94,4 +106,90 @@ func TestCarbonShiftWaitsForAGreenerStart(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{}, memberJobs(t, clients)); diff != "" {
 		t.Errorf("member Jobs while the job waits (-want +got):\n%s", diff)
 	}
+}
+
+// TestCompletedJobEmissionsAccounted: once a job completes, its emissions
+// are accounted from the measured intensity of each member's grid zone over
+// the hours it ran, with the carbon scheduler's energy model, into
+// status.emissions and the Prometheus counter.
+func TestCompletedJobEmissionsAccounted(t *testing.T) {
+	hour := carbon.Hour(time.Now())
+	grid := carbon.NewMemory("test-grid", clock.RealClock{})
+	for zone, g := range map[string]float64{"PL": 600, "DE": 400, "NO-NO1": 30} {
+		for h := -4; h < 2; h++ {
+			grid.Add(carbon.Point{Zone: zone, Time: hour.Add(time.Duration(h) * time.Hour), GramsPerKWh: g})
+		}
+	}
+	mgmt, clients := setupWith(t, controller.Options{CarbonHistory: grid, EmissionsTiming: decide.EmissionsTiming{Settle: time.Nanosecond}})
+	mcj := render(12, 24)
+	if err := mgmt.Create(t.Context(), mcj); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"cluster1": "2/4", "cluster2": "2/4", "cluster3": "8/16"}
+	testenv.Eventually(t, 30*time.Second, "member Jobs", func() string { return cmp.Diff(want, memberJobs(t, clients)) })
+	// Every member Job ran from two hours ago to one hour ago.
+	for name, c := range clients {
+		j := &batchv1.Job{}
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j); err != nil {
+			t.Fatal(err)
+		}
+		start, end := metav1.NewTime(hour.Add(-2*time.Hour)), metav1.NewTime(hour.Add(-time.Hour))
+		j.Status.StartTime, j.Status.CompletionTime = &start, &end
+		j.Status.Succeeded = *j.Spec.Completions
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: end},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: end},
+		}
+		if err := c.Status().Update(t.Context(), j); err != nil {
+			t.Fatalf("failed to complete the Job in %s: %v", name, err)
+		}
+	}
+	// One CPU a pod draws 2.12 W x PUE 1.135; for one hour, 2 pods at
+	// 600 g/kWh, 2 at 400 and 8 at 30.
+	wantGrams := (2*600 + 2*400 + 8*30) * 2.12 * 1.135 / 1000
+	testenv.Eventually(t, 30*time.Second, "status.emissions", func() string {
+		got := &multiclusterv1alpha1.MultiClusterJob{}
+		if err := mgmt.Get(t.Context(), client.ObjectKeyFromObject(mcj), got); err != nil {
+			return err.Error()
+		}
+		e := got.Status.Emissions
+		if e == nil || e.AccountedTime == nil {
+			return "not accounted yet"
+		}
+		return cmp.Diff([]any{carbon.FormatGrams(wantGrams), true}, []any{e.RealisedGrams, e.Measured})
+	})
+	if got := counter(t, "meridian_multiclusterjob_emissions_grams_total", "realised"); math.Abs(got-wantGrams) > 1e-9 {
+		t.Errorf("meridian_multiclusterjob_emissions_grams_total{kind=realised} = %g, want %g", got, wantGrams)
+	}
+}
+
+// counter is the value of the counter name with label kind in the
+// controller-runtime registry.
+func counter(t *testing.T, name, kind string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func parse(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }

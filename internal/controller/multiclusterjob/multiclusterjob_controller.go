@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -52,6 +53,16 @@ type Reconciler struct {
 	Carbon func() placement.CarbonIntensity
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
+	// Intensities reads the carbon intensity of the hours a completed job
+	// ran, to account its emissions in status.emissions; nil accounts
+	// nothing.
+	Intensities carbon.Source
+	// Energy is the accounting's energy model; the zero value means
+	// carbon.DefaultEnergyModel (the carbon scheduler's).
+	Energy carbon.EnergyModel
+	// EmissionsTiming says when the accounting reads; zero fields take
+	// decide.DefaultEmissionsTiming's.
+	EmissionsTiming decide.EmissionsTiming
 }
 
 // SetupWithManager registers the reconciler. Changes of member Jobs and
@@ -66,6 +77,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Retry = cmp.Or(r.Retry, decide.DefaultTiming.UnplacedRetry)
 	r.PendingGrace = cmp.Or(r.PendingGrace, decide.DefaultTiming.PendingGrace)
+	if r.Energy.WattsPerVCPU == 0 && r.Energy.WattsPerGiB == 0 {
+		r.Energy = carbon.DefaultEnergyModel
+	}
+	r.EmissionsTiming.Settle = cmp.Or(r.EmissionsTiming.Settle, decide.DefaultEmissionsTiming.Settle)
+	r.EmissionsTiming.Retry = cmp.Or(r.EmissionsTiming.Retry, decide.DefaultEmissionsTiming.Retry)
+	r.EmissionsTiming.GiveUp = cmp.Or(r.EmissionsTiming.GiveUp, decide.DefaultEmissionsTiming.GiveUp)
 	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.waiting))
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&multiclusterv1alpha1.MultiClusterJob{}).
@@ -111,11 +128,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	before := mcj.DeepCopy()
+	var accounted *jobAccounting
 	defer func() {
 		mcj.Status.ObservedGeneration = mcj.Generation
 		if err := r.Client.Status().Patch(ctx, mcj, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of MultiClusterJob %s: %w", req, err))
+			return
 		}
+		// Counted only once the status holding the figure is written.
+		accounted.count()
 	}()
 
 	members, err := r.observe(ctx, mcj)
@@ -148,7 +169,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		// reservation has done its work, and must not outlive the pods.
 		r.Assumptions.Forget(workload.Key(Kind, mcj.Namespace, mcj.Name))
 	}
-	return ctrl.Result{RequeueAfter: after}, nil
+	again, a, err := r.account(ctx, mcj, r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to account the emissions of MultiClusterJob %s: %w", req, err)
+	}
+	accounted = a
+	return ctrl.Result{RequeueAfter: soonest(after, again)}, nil
+}
+
+// soonest is the earlier of two requeue delays, zero meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // finished reports whether the job completed or failed.

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -154,6 +155,9 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 	if !p.PlannedStart.IsZero() && st.PlannedStart == nil {
 		st.PlannedStart = &metav1.Time{Time: p.PlannedStart}
 		st.PlannedStartReason = conditions.Truncate(p.StartReason, 1024)
+		if p.ExpectedGrams > 0 || p.BaselineGrams > 0 {
+			st.Emissions = &multiclusterv1alpha1.JobEmissions{ExpectedGrams: carbon.FormatGrams(p.ExpectedGrams), BaselineGrams: carbon.FormatGrams(p.BaselineGrams)}
+		}
 	}
 	switch {
 	case p.Waiting:
