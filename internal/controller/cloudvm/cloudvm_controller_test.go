@@ -207,7 +207,7 @@ func TestCloudVM(t *testing.T) {
 				if diff := cmp.Diff([]any{want.Grams, true, want.String()}, []any{gotGrams, st.Emissions.Measured, st.Emissions.Basis}, cmpopts.EquateApprox(0, 1e-4)); diff != "" {
 					t.Errorf("status.emissions (grams, measured, basis) (-want +got):\n%s", diff)
 				}
-				if got := metricValue(t, "meridian_cloudvm_emissions_grams_total", map[string]string{"provider": string(tc.where.provider), "region": tc.where.region, "kind": "realised"}); math.Abs(got-want.Grams) > 1e-9 {
+				if got := testenv.Counter(t, "meridian_cloudvm_emissions_grams_total", map[string]string{"provider": string(tc.where.provider), "region": tc.where.region, "kind": "realised"}); math.Abs(got-want.Grams) > 1e-9 {
 					t.Errorf("meridian_cloudvm_emissions_grams_total realised = %g, want %g", got, want.Grams)
 				}
 				// The recorder writes events after the status and in the

@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/carbon"
@@ -209,27 +208,3 @@ func eventReasons(t *testing.T, c client.Client, ns, name string) map[string]str
 	return out
 }
 
-// metricValue is the value of the counter name with labels in the
-// controller-runtime registry the controllers register with.
-func metricValue(t *testing.T, name string, labels map[string]string) float64 {
-	t.Helper()
-	families, err := metrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
-					continue next
-				}
-			}
-			return m.GetCounter().GetValue()
-		}
-	}
-	return 0
-}

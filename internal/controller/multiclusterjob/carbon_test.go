@@ -9,13 +9,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/carbon"
@@ -128,22 +125,7 @@ func TestCompletedJobEmissionsAccounted(t *testing.T) {
 	want := map[string]string{"cluster1": "2/4", "cluster2": "2/4", "cluster3": "8/16"}
 	testenv.Eventually(t, 30*time.Second, "member Jobs", func() string { return cmp.Diff(want, memberJobs(t, clients)) })
 	// Every member Job ran from two hours ago to one hour ago.
-	for name, c := range clients {
-		j := &batchv1.Job{}
-		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j); err != nil {
-			t.Fatal(err)
-		}
-		start, end := metav1.NewTime(hour.Add(-2*time.Hour)), metav1.NewTime(hour.Add(-time.Hour))
-		j.Status.StartTime, j.Status.CompletionTime = &start, &end
-		j.Status.Succeeded = *j.Spec.Completions
-		j.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: end},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: end},
-		}
-		if err := c.Status().Update(t.Context(), j); err != nil {
-			t.Fatalf("failed to complete the Job in %s: %v", name, err)
-		}
-	}
+	completeMemberJobs(t, clients, hour.Add(-2*time.Hour), hour.Add(-time.Hour))
 	// One CPU a pod draws 2.12 W x PUE 1.135; for one hour, 2 pods at
 	// 600 g/kWh, 2 at 400 and 8 at 30.
 	wantGrams := (2*600 + 2*400 + 8*30) * 2.12 * 1.135 / 1000
@@ -158,33 +140,11 @@ func TestCompletedJobEmissionsAccounted(t *testing.T) {
 		}
 		return cmp.Diff([]any{carbon.FormatGrams(wantGrams), true}, []any{e.RealisedGrams, e.Measured})
 	})
-	if got := counter(t, "meridian_multiclusterjob_emissions_grams_total", "realised"); math.Abs(got-wantGrams) > 1e-9 {
+	if got := testenv.Counter(t, "meridian_multiclusterjob_emissions_grams_total", map[string]string{"kind": "realised"}); math.Abs(got-wantGrams) > 1e-9 {
 		t.Errorf("meridian_multiclusterjob_emissions_grams_total{kind=realised} = %g, want %g", got, wantGrams)
 	}
 }
 
-// counter is the value of the counter name with label kind in the
-// controller-runtime registry.
-func counter(t *testing.T, name, kind string) float64 {
-	t.Helper()
-	families, err := metrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == kind {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
-}
 
 func parse(s string) float64 {
 	v, err := strconv.ParseFloat(s, 64)

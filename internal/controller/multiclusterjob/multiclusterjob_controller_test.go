@@ -66,22 +66,8 @@ func TestJobIsDividedRunsAndCompletes(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, "member Jobs", func() string { return cmp.Diff(want, memberJobs(t, clients)) })
 
 	// The members' job controllers finish their Jobs.
-	for name, c := range clients {
-		j := &batchv1.Job{}
-		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j); err != nil {
-			t.Fatal(err)
-		}
-		now := metav1.Now()
-		j.Status.StartTime, j.Status.CompletionTime = &now, &now
-		j.Status.Succeeded = *j.Spec.Completions
-		j.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		}
-		if err := c.Status().Update(t.Context(), j); err != nil {
-			t.Fatalf("failed to complete the Job in %s: %v", name, err)
-		}
-	}
+	now := time.Now()
+	completeMemberJobs(t, clients, now, now)
 	testenv.Eventually(t, 30*time.Second, "Complete", func() string {
 		got := &multiclusterv1alpha1.MultiClusterJob{}
 		if err := mgmt.Get(t.Context(), client.ObjectKeyFromObject(mcj), got); err != nil {
@@ -143,4 +129,26 @@ func TestUnschedulableJobMovesElsewhere(t *testing.T) {
 		}
 		return cmp.Diff("cluster3=2", got.Status.Summary)
 	})
+}
+
+// completeMemberJobs finishes every member's Job as its job controller
+// would: every completion succeeded, started at start and completed at end.
+func completeMemberJobs(t *testing.T, clients map[string]client.Client, start, end time.Time) {
+	t.Helper()
+	for name, c := range clients {
+		j := &batchv1.Job{}
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "batch", Name: "render"}, j); err != nil {
+			t.Fatal(err)
+		}
+		started, completed := metav1.NewTime(start), metav1.NewTime(end)
+		j.Status.StartTime, j.Status.CompletionTime = &started, &completed
+		j.Status.Succeeded = *j.Spec.Completions
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: completed},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: completed},
+		}
+		if err := c.Status().Update(t.Context(), j); err != nil {
+			t.Fatalf("failed to complete the Job in %s: %v", name, err)
+		}
+	}
 }
