@@ -1,0 +1,144 @@
+package agent_test
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/testenv"
+)
+
+// TestAdvertiseDecideReserve: provider prov-p (one node, 4 CPU) advertises
+// to two consumers with its whole share each: cons-a is charged below its
+// price ceiling and accepts, cons-b above it and refuses with the reason.
+// The CPU advertised to both together, and reserved, never exceeds the
+// node's 4 CPU; a restarted provider agent keeps the same reservations.
+func TestAdvertiseDecideReserve(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Members: 2})
+	p, a, b := env.Management, env.Members[0], env.Members[1]
+	installCRDs(t, a)
+	installCRDs(t, b)
+	createNS(t, p, agentNS, "from-cons-a", "from-cons-b")
+	createNS(t, a, agentNS, "from-prov-p")
+	createNS(t, b, agentNS, "from-prov-p")
+	node(t, p, "n1", "4", "8Gi")
+
+	peer(t, p, a, "cons-a", sharingv1alpha1.RoleConsumer, "from-cons-a", "from-prov-p", &sharingv1alpha1.OutgoingPolicy{SharePercent: 100, Prices: eur("0.05")})
+	peer(t, p, b, "cons-b", sharingv1alpha1.RoleConsumer, "from-cons-b", "from-prov-p", &sharingv1alpha1.OutgoingPolicy{SharePercent: 100, Prices: eur("0.5")})
+	peer(t, a, p, "prov-p", sharingv1alpha1.RoleProvider, "from-prov-p", "from-cons-a", nil)
+	peer(t, b, p, "prov-p", sharingv1alpha1.RoleProvider, "from-prov-p", "from-cons-b", nil)
+
+	startAgent(t, a, "cons-a")
+	startAgent(t, b, "cons-b")
+	stopP := startAgent(t, p, "prov-p")
+
+	// overPromised says how the invariant is broken, "" when it holds.
+	overPromised := func() string {
+		var cpu int64
+		for _, c := range []*testenv.Cluster{a, b} {
+			adv := &sharingv1alpha1.Advertisement{}
+			if err := c.Client.Get(t.Context(), client.ObjectKey{Namespace: "from-prov-p", Name: "prov-p"}, adv); err == nil {
+				for _, s := range adv.Spec.Availability {
+					q := s.Resources[corev1.ResourceCPU]
+					cpu += q.MilliValue() * int64(s.Count)
+				}
+			}
+		}
+		if cpu > 4000 {
+			return fmt.Sprintf("advertised %dm CPU in all, the node has 4000m", cpu)
+		}
+		if r := reservedCPU(t, p); r > 4000 {
+			return fmt.Sprintf("reserved %dm CPU in all, the node has 4000m", r)
+		}
+		return ""
+	}
+	decision := func(c *testenv.Cluster) (sharingv1alpha1.AdvertisementDecision, string) {
+		adv := &sharingv1alpha1.Advertisement{}
+		if err := c.Client.Get(t.Context(), client.ObjectKey{Namespace: "from-prov-p", Name: "prov-p"}, adv); err != nil {
+			return "", err.Error()
+		}
+		return adv.Status.Decision, adv.Status.Reason
+	}
+
+	testenv.Eventually(t, 90*time.Second, "cons-b refuses by price and cons-a accepts", func() string {
+		if msg := overPromised(); msg != "" {
+			t.Fatal(msg)
+		}
+		type got struct{ A, AReason, B, BReason string }
+		da, ra := decision(a)
+		db, rb := decision(b)
+		want := got{"Accepted", "PolicyAccepted", "Refused", "PriceAboveCeiling"}
+		return cmp.Diff(want, got{string(da), ra, string(db), rb})
+	})
+	testenv.Eventually(t, 30*time.Second, "cons-a's capacity is reserved", func() string {
+		if msg := overPromised(); msg != "" {
+			t.Fatal(msg)
+		}
+		return cmp.Diff([]string{"cons-a.advertisement.prov-p=Reserved"}, reservations(t, p))
+	})
+	adv := &sharingv1alpha1.Advertisement{}
+	if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: "from-prov-p", Name: "prov-p"}, adv); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(adv.Status.Conditions, sharingv1alpha1.AdvertisementAccepted); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Accepted condition = %+v, want True", c)
+	}
+
+	// Restart: the new agent rebuilds its ledger from the Reservations and
+	// promises nothing twice.
+	before := reservations(t, p)
+	stopP()
+	startAgent(t, p, "prov-p")
+	for range 20 {
+		if msg := overPromised(); msg != "" {
+			t.Fatal(msg)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if diff := cmp.Diff(before, reservations(t, p)); diff != "" {
+		t.Errorf("reservations after restart (-want +got):\n%s", diff)
+	}
+	if d, r := decision(a); d != sharingv1alpha1.DecisionAccepted {
+		t.Errorf("cons-a's decision after restart = %s %s, want Accepted", d, r)
+	}
+}
+
+func reservations(t *testing.T, c *testenv.Cluster) []string {
+	t.Helper()
+	var list sharingv1alpha1.ReservationList
+	if err := c.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range list.Items {
+		out = append(out, r.Name+"="+string(r.Spec.State))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func reservedCPU(t *testing.T, c *testenv.Cluster) int64 {
+	var list sharingv1alpha1.ReservationList
+	if err := c.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
+		t.Fatal(err)
+	}
+	var cpu int64
+	for _, r := range list.Items {
+		if r.Spec.ExpiresAt.Time.After(time.Now()) {
+			for _, s := range r.Spec.Slices {
+				q := s.Resources[corev1.ResourceCPU]
+				cpu += q.MilliValue()
+			}
+		}
+	}
+	return cpu
+}
+

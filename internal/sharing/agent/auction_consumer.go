@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing"
+)
+
+// LabelAuction marks the Quotes in the agent's namespace that are this
+// consumer's own auctions (the record that survives a restart).
+const LabelAuction = "sharing.meridian.dev/auction"
+
+// pending starts an auction for the unschedulable pods of an application
+// that fit no accepted advertisement.
+type pending struct{ *base }
+
+// +kubebuilder:rbac:groups=sharing.meridian.dev,resources=quotes,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=sharing.meridian.dev,resources=offers,verbs=get;list;watch;update;patch
+
+func (r *pending) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("sharing-pending-pods").
+		For(&corev1.Pod{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return unschedulable(o.(*corev1.Pod)) }))).
+		Complete(r)
+}
+
+// Reconcile starts the auction of the pod's application unless one was.
+func (r *pending) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	pod := &corev1.Pod{}
+	if err := r.Get(ctx, req.NamespacedName, pod); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	app := appOf(pod)
+	name := quoteName(r.opts.ClusterID, app)
+	if err := r.Get(ctx, client.ObjectKey{Namespace: r.opts.Namespace, Name: name}, &sharingv1alpha1.Quote{}); err == nil || !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(pod.Namespace)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list pods in %q: %w", pod.Namespace, err)
+	}
+	var advs sharingv1alpha1.AdvertisementList
+	if err := r.List(ctx, &advs); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list advertisements: %w", err)
+	}
+	spec, ok := quoteFor(r.opts.ClusterID, app, pods.Items, advs.Items, r.clock.Now().Truncate(time.Second), r.opts.AuctionWindow)
+	if !ok {
+		return ctrl.Result{}, nil
+	}
+	q := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.opts.Namespace, Labels: map[string]string{LabelAuction: "true"}}, Spec: spec}
+	if err := r.Create(ctx, q); err != nil && !apierrors.IsAlreadyExists(err) {
+		return ctrl.Result{}, fmt.Errorf("failed to start the auction %q: %w", name, err)
+	}
+	log.FromContext(ctx).Info("Auction started", "quote", klog.KObj(q), "app", app)
+	return ctrl.Result{}, nil
+}
+
+// auction runs this consumer's auctions: sends each Quote to the provider
+// peers, and at the deadline picks an offer and acknowledges it.
+type auction struct{ *base }
+
+func (r *auction) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("sharing-auction").
+		For(&sharingv1alpha1.Quote{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == r.opts.Namespace && o.GetLabels()[LabelAuction] == "true"
+		}))).
+		Complete(r)
+}
+
+// Reconcile moves one auction on.
+func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	q := &sharingv1alpha1.Quote{}
+	if err := r.Get(ctx, req.NamespacedName, q); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered) != nil {
+		return ctrl.Result{}, nil
+	}
+	peers, err := r.peers(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	now := r.clock.Now()
+	if now.Before(q.Spec.Deadline.Time) {
+		// Send: creating the same name again is a no-op, so a restart
+		// sends nothing twice.
+		for i := range peers {
+			p := &peers[i]
+			if !borrowsFrom(p) {
+				continue
+			}
+			rem, err := r.remotes.of(ctx, p)
+			if err != nil {
+				logger.Error(err, "Quote not sent", "peer", klog.KObj(p))
+				continue
+			}
+			out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}, Spec: q.Spec}
+			if err := rem.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
+				logger.Error(err, "Quote not sent", "peer", klog.KObj(p))
+			}
+		}
+		return ctrl.Result{RequeueAfter: q.Spec.Deadline.Sub(now) + 100*time.Millisecond}, nil
+	}
+
+	// Collect: offers for this quote in the namespaces of provider peers,
+	// from the provider that wrote them.
+	var offers sharingv1alpha1.OfferList
+	if err := r.List(ctx, &offers); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to list offers: %w", err)
+	}
+	var bids []sharing.Bid
+	from := map[string]*sharingv1alpha1.Peer{}
+	for i := range offers.Items {
+		o := &offers.Items[i]
+		p := peerOfNamespace(peers, o.Namespace)
+		if o.Spec.Quote != q.Name || p == nil || !borrowsFrom(p) || o.Spec.Provider != p.Spec.ClusterID {
+			continue
+		}
+		b := sharing.Bid{Offer: o, ReceivedAt: o.CreationTimestamp.Time}
+		if p.Status.Latency != nil {
+			b.Latency = p.Status.Latency.Duration
+		}
+		bids = append(bids, b)
+		from[o.Namespace+"/"+o.Name] = p
+	}
+	sel, err := sharing.SelectOffer(q, bids, now)
+	if err != nil && !errors.Is(err, sharing.ErrNoOffer) {
+		return ctrl.Result{}, err
+	}
+	for _, b := range bids {
+		o := b.Offer
+		cond := metav1.Condition{Type: sharingv1alpha1.OfferSelected, Status: metav1.ConditionTrue, Reason: sharingv1alpha1.OfferReasonCheapest,
+			Message: fmt.Sprintf("cheapest fitting offer: %s %s per hour", ratString(sel), sel.Currency)}
+		confirm := sel.Winner != nil && sel.Winner.Namespace == o.Namespace && sel.Winner.Name == o.Name
+		if !confirm {
+			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, sharingv1alpha1.OfferReasonOutbid, "not selected"
+			for _, rj := range sel.Rejected {
+				if rj.Offer == o.Name {
+					cond.Reason, cond.Message = rj.Reason, rj.Message
+				}
+			}
+		}
+		patch := client.MergeFrom(o.DeepCopy())
+		meta.SetStatusCondition(&o.Status.Conditions, cond)
+		if err := r.Status().Patch(ctx, o, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to write the auction's result on offer %s: %w", klog.KObj(o), err)
+		}
+		if err := r.acknowledge(ctx, from[o.Namespace+"/"+o.Name], q, o, confirm); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	patch := client.MergeFrom(q.DeepCopy())
+	cond := metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: metav1.ConditionFalse, Reason: sharingv1alpha1.QuoteReasonNoCapacity,
+		Message: fmt.Sprintf("no fitting offer among %d", len(bids))}
+	if sel.Winner != nil {
+		q.Status.Offer = sel.Winner.Namespace + "/" + sel.Winner.Name
+		cond.Status, cond.Reason = metav1.ConditionTrue, sharingv1alpha1.QuoteReasonOffered
+		cond.Message = fmt.Sprintf("won by %s at %s %s per hour among %d offers", sel.Winner.Spec.Provider, ratString(sel), sel.Currency, len(bids))
+	}
+	meta.SetStatusCondition(&q.Status.Conditions, cond)
+	if err := r.Status().Patch(ctx, q, patch); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
+	}
+	logger.Info("Auction closed", "quote", klog.KObj(q), "offer", q.Status.Offer)
+	return ctrl.Result{}, nil
+}
+
+func ratString(sel sharing.Selection) string {
+	if sel.PricePerHour == nil {
+		return "-"
+	}
+	return sel.PricePerHour.FloatString(4)
+}
+
+// acknowledge writes into the provider that this consumer takes the offer
+// (confirm) or declines it, so that the provider frees it before expiry.
+func (r *auction) acknowledge(ctx context.Context, p *sharingv1alpha1.Peer, q *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer, confirm bool) error {
+	rem, err := r.remotes.of(ctx, p)
+	if err != nil {
+		return err
+	}
+	ack := &sharingv1alpha1.Acknowledgement{
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: rem.namespace},
+		Spec: sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.ClusterID, Offer: o.Name, Quote: o.Spec.Quote, AppID: q.Spec.AppID, Confirm: confirm},
+	}
+	if err := rem.Create(ctx, ack); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("failed to acknowledge offer %s to peer %q: %w", klog.KObj(o), p.Spec.ClusterID, err)
+	}
+	return nil
+}
