@@ -28,6 +28,7 @@ placement code:
 		newCarbonCommand(),
 		newAdvisorCommand(),
 		newLearnCommand(),
+		newAgentCommand(),
 	)
 	return root
 }

@@ -1,0 +1,110 @@
+package agent_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/testenv"
+)
+
+// TestAuction: consumer home refuses both providers' advertisements (their
+// prices are above its ceiling), so its unschedulable pod fits no accepted
+// shape and starts an auction; prov-1 offers at 0.5 EUR per CPU-hour,
+// prov-2 at 0.3; prov-2 wins, confirms and reserves; prov-1 is declined
+// and frees its hold.
+func TestAuction(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Members: 2})
+	home, p1, p2 := env.Management, env.Members[0], env.Members[1]
+	installCRDs(t, p1)
+	installCRDs(t, p2)
+	createNS(t, home, agentNS, "from-prov-1", "from-prov-2", "apps")
+	createNS(t, p1, agentNS, "from-home")
+	createNS(t, p2, agentNS, "from-home")
+	node(t, p1, "n1", "8", "16Gi")
+	node(t, p2, "n1", "8", "16Gi")
+	peer(t, home, p1, "prov-1", sharingv1alpha1.RoleProvider, "from-prov-1", "from-home", nil)
+	peer(t, home, p2, "prov-2", sharingv1alpha1.RoleProvider, "from-prov-2", "from-home", nil)
+	peer(t, p1, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-1", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.5")})
+	peer(t, p2, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-2", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.3")})
+	startAgent(t, home, "home")
+	startAgent(t, p1, "prov-1")
+	startAgent(t, p2, "prov-2")
+
+	testenv.Eventually(t, 60*time.Second, "both advertisements refused by price", func() string {
+		var list sharingv1alpha1.AdvertisementList
+		if err := home.Client.List(t.Context(), &list); err != nil {
+			return err.Error()
+		}
+		var got []string
+		for _, a := range list.Items {
+			got = append(got, a.Name+"="+a.Status.Reason)
+		}
+		return cmp.Diff([]string{"prov-1=PriceAboveCeiling", "prov-2=PriceAboveCeiling"}, got)
+	})
+
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: "web", Image: "nginx", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")}},
+	}}}}
+	if err := home.Client.Create(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}
+	if err := home.Client.Status().Update(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+
+	var won string
+	testenv.Eventually(t, 60*time.Second, "the auction closes", func() string {
+		var list sharingv1alpha1.QuoteList
+		if err := home.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
+			return err.Error()
+		}
+		if len(list.Items) != 1 {
+			return "quotes: " + cmp.Diff(1, len(list.Items))
+		}
+		c := meta.FindStatusCondition(list.Items[0].Status.Conditions, sharingv1alpha1.QuoteAnswered)
+		if c == nil {
+			return "not closed yet"
+		}
+		won = list.Items[0].Status.Offer
+		return cmp.Diff("True/Offered", string(c.Status)+"/"+c.Reason)
+	})
+	if diff := cmp.Diff("from-prov-2/", won[:len("from-prov-2/")]); diff != "" {
+		t.Errorf("winning offer (-want +got):\n%s", diff)
+	}
+	ack := func(c *testenv.Cluster) string {
+		var list sharingv1alpha1.AcknowledgementList
+		if err := c.Client.List(t.Context(), &list, client.InNamespace("from-home")); err != nil || len(list.Items) != 1 {
+			return "none"
+		}
+		a := list.Items[0]
+		return string(a.Status.Decision) + "/" + a.Status.Reason
+	}
+	testenv.Eventually(t, 30*time.Second, "prov-2 confirms and reserves, prov-1 is declined", func() string {
+		type got struct {
+			P1, P2         string
+			P2Reservations []string
+		}
+		var offered []string
+		for _, r := range reservations(t, p2) {
+			if r != "home.advertisement.prov-2=Offered" {
+				offered = append(offered, r)
+			}
+		}
+		return cmp.Diff(got{"Refused/Declined", "Confirmed/Reserved", []string{"home.offer." + won[len("from-prov-2/"):] + "=Reserved"}},
+			got{ack(p1), ack(p2), offered})
+	})
+	for _, r := range reservations(t, p1) {
+		if r != "home.advertisement.prov-1=Offered" {
+			t.Errorf("prov-1 still holds %s after being declined", r)
+		}
+	}
+}
