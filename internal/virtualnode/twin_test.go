@@ -33,8 +33,8 @@ func offloadedPod() *corev1.Pod {
 			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "registry"}},
 			Containers: []corev1.Container{{
 				Name: "web", Image: "nginx:1.27", Command: []string{"nginx"}, Args: []string{"-g", "daemon off;"},
-				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
-				Env: []corev1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "KEY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "web-secret"}, Key: "k"}}}},
+				Ports:   []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
+				Env:     []corev1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "KEY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "web-secret"}, Key: "k"}}}},
 				EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-env"}}}},
 				Resources: corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
