@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
@@ -14,6 +15,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/scheme"
 	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
 
 type agentFlags struct {
@@ -22,6 +24,7 @@ type agentFlags struct {
 	metricsAddr         string
 	probeAddr           string
 	opts                agent.Options
+	virtualNodes        virtualnode.Options
 	policy              policy.Options
 }
 
@@ -38,7 +41,9 @@ offers and frees what expires or is released; capacity is never promised to
 two consumers, also across restarts (the ledger is rebuilt from Reservations).
 As a consumer it decides every Advertisement by the Rego package
 meridian.sharing.incoming of the policy bundle, and auctions pending pods that
-fit no accepted advertisement among its provider Peers.
+fit no accepted advertisement among its provider Peers; for every provider Peer
+present at start it makes virtual nodes from the accepted advertisements and
+reflects the pods bound to them into the provider (internal/virtualnode).
 
 Peers, their credentials Secrets (a kubeconfig whose context namespace is
 where this cluster writes in the peer) and Reservations live in --namespace.
@@ -52,6 +57,8 @@ See docs/sharing.md.`,
 	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader, so that only one replica acts at a time")
 	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
+	fl.IntVar(&f.virtualNodes.Slice.MaxNodes, "max-virtual-nodes", 100, "most virtual nodes made from one advertisement")
+	fl.DurationVar(&f.virtualNodes.LeaseDuration, "virtual-node-lease", 40*time.Second, "Lease duration of virtual nodes (renewed every quarter of it)")
 	f.opts.AddFlags(fl)
 	f.policy.AddFlags(fl)
 	return cmd
@@ -90,6 +97,9 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 		return fmt.Errorf("failed to add the policy engine: %w", err)
 	}
 	if err := agent.Setup(mgr, f.opts, engine, nil); err != nil {
+		return err
+	}
+	if err := agent.SetupVirtualNodes(ctx, mgr, f.opts, f.virtualNodes); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

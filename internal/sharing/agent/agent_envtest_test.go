@@ -84,6 +84,12 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		}
 		return cmp.Diff([]string{"cons-a.advertisement.prov-p=Reserved"}, reservations(t, p))
 	})
+	// The accepted advertisement became virtual nodes in cons-a, sized to
+	// one provider node; the refused one made none in cons-b.
+	testenv.Eventually(t, 30*time.Second, "virtual nodes follow the decisions", func() string {
+		type got struct{ A, B []string }
+		return cmp.Diff(got{A: []string{"prov-p cpu=4"}}, got{A: virtualNodes(t, a), B: virtualNodes(t, b)})
+	})
 	adv := &sharingv1alpha1.Advertisement{}
 	if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: "from-prov-p", Name: "prov-p"}, adv); err != nil {
 		t.Fatal(err)
@@ -142,3 +148,18 @@ func reservedCPU(t *testing.T, c *testenv.Cluster) int64 {
 	return cpu
 }
 
+// virtualNodes lists a cluster's virtual nodes as "provider cpu=N".
+func virtualNodes(t *testing.T, c *testenv.Cluster) []string {
+	t.Helper()
+	var list corev1.NodeList
+	if err := c.Client.List(t.Context(), &list, client.MatchingLabels{sharingv1alpha1.LabelVirtualNode: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, n := range list.Items {
+		q := n.Status.Allocatable[corev1.ResourceCPU]
+		out = append(out, n.Labels[sharingv1alpha1.LabelProvider]+" cpu="+q.String())
+	}
+	sort.Strings(out)
+	return out
+}

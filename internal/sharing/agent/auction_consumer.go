@@ -198,7 +198,7 @@ func (r *auction) acknowledge(ctx context.Context, p *sharingv1alpha1.Peer, q *s
 	}
 	ack := &sharingv1alpha1.Acknowledgement{
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: rem.namespace},
-		Spec: sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.ClusterID, Offer: o.Name, Quote: o.Spec.Quote, AppID: q.Spec.AppID, Confirm: confirm},
+		Spec:       sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.ClusterID, Offer: o.Name, Quote: o.Spec.Quote, AppID: q.Spec.AppID, Confirm: confirm},
 	}
 	if err := rem.Create(ctx, ack); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("failed to acknowledge offer %s to peer %q: %w", klog.KObj(o), p.Spec.ClusterID, err)

@@ -178,4 +178,3 @@ func outcome(result []byte) (verdict, error) {
 	}
 	return v, nil
 }
-

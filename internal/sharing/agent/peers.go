@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,9 +82,8 @@ func newRemotes(reader client.Reader, scheme *runtime.Scheme) *remotes {
 	return &remotes{reader: reader, scheme: scheme, byPeer: map[types.UID]cachedRemote{}}
 }
 
-// of returns the client for peer, built from the kubeconfig in its
-// credentials Secret (the key "kubeconfig" unless the reference names
-// another); the kubeconfig's namespace is where this cluster writes.
+// of returns the client for peer, built from its credentials Secret
+// (kubeconfigOf); the kubeconfig's namespace is where this cluster writes.
 func (r *remotes) of(ctx context.Context, peer *sharingv1alpha1.Peer) (remote, error) {
 	ref := peer.Spec.CredentialsSecretRef
 	var secret corev1.Secret
@@ -97,28 +97,9 @@ func (r *remotes) of(ctx context.Context, peer *sharingv1alpha1.Peer) (remote, e
 	if ok && c.version == version {
 		return c.remote, nil
 	}
-	key := ref.Key
-	if key == "" {
-		key = "kubeconfig"
-	}
-	data, ok := secret.Data[key]
-	if !ok {
-		return remote{}, fmt.Errorf("credentials Secret %s/%s of peer %q has no key %q", peer.Namespace, ref.Name, peer.Spec.ClusterID, key)
-	}
-	cc, err := clientcmd.NewClientConfigFromBytes(data)
+	cfg, ns, err := kubeconfigOf(peer, &secret)
 	if err != nil {
-		return remote{}, fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
-	}
-	ns, _, err := cc.Namespace()
-	if err != nil || ns == "" || ns == "default" {
-		raw, _ := cc.RawConfig()
-		if ctxt := raw.Contexts[raw.CurrentContext]; ctxt == nil || ctxt.Namespace == "" {
-			return remote{}, fmt.Errorf("peer %q: set the namespace of the kubeconfig's context to the one the peer mapped to this cluster: %w", peer.Spec.ClusterID, ErrNoNamespace)
-		}
-	}
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return remote{}, fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
+		return remote{}, err
 	}
 	cl, err := client.New(cfg, client.Options{Scheme: r.scheme})
 	if err != nil {
@@ -129,4 +110,36 @@ func (r *remotes) of(ctx context.Context, peer *sharingv1alpha1.Peer) (remote, e
 	r.byPeer[peer.UID] = cachedRemote{version: version, remote: rem}
 	r.mu.Unlock()
 	return rem, nil
+}
+
+// kubeconfigOf reads the kubeconfig in a peer's credentials Secret (the
+// key "kubeconfig" unless the reference names another) and the namespace
+// of its current context, which must be set: it is the namespace the peer
+// mapped to this cluster.
+func kubeconfigOf(peer *sharingv1alpha1.Peer, secret *corev1.Secret) (*rest.Config, string, error) {
+	key := peer.Spec.CredentialsSecretRef.Key
+	if key == "" {
+		key = "kubeconfig"
+	}
+	data, ok := secret.Data[key]
+	if !ok {
+		return nil, "", fmt.Errorf("credentials Secret %s/%s of peer %q has no key %q", secret.Namespace, secret.Name, peer.Spec.ClusterID, key)
+	}
+	cc, err := clientcmd.NewClientConfigFromBytes(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
+	}
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
+	}
+	ctxt := raw.Contexts[raw.CurrentContext]
+	if ctxt == nil || ctxt.Namespace == "" {
+		return nil, "", fmt.Errorf("peer %q: set the namespace of the kubeconfig's current context to the one the peer mapped to this cluster: %w", peer.Spec.ClusterID, ErrNoNamespace)
+	}
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
+	}
+	return cfg, ctxt.Namespace, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/sharing/agent"
 	"github.com/meridian-dev/meridian/internal/testenv"
+	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
 
 const agentNS = "meridian-system"
@@ -106,6 +107,9 @@ func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID) 
 	}
 	opts := agent.Options{ClusterID: id, Namespace: agentNS, PollInterval: 300 * time.Millisecond, AuctionWindow: 3 * time.Second}
 	if err := agent.Setup(mgr, opts, engine, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.SetupVirtualNodes(t.Context(), mgr, opts, virtualnode.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
