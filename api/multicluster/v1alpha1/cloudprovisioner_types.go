@@ -311,6 +311,14 @@ type NodePoolStatus struct {
 	// deleted.
 	// +optional
 	Removed bool `json:"removed,omitempty"`
+	// removing names the worker nodes asked to be removed from the pool,
+	// until the cloud cluster no longer has them: desiredNodes already
+	// leaves them out, and a restarted controller asks for these nodes,
+	// not others, to go.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	Removing []string `json:"removing,omitempty"`
 }
 
 // ProvisionerDecision is one decision of the provisioner, as it explained

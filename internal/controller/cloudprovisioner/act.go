@@ -3,6 +3,7 @@ package cloudprovisioner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +48,25 @@ func (r *Reconciler) act(ctx context.Context, cp *multiclusterv1alpha1.CloudProv
 	}
 	r.record(ctx, cp, spec, d)
 	recordPools(cp, spec, st)
+	if err := r.persist(ctx, cp); err != nil {
+		return err
+	}
 	if err := backend.Ensure(ctx, spec); err != nil {
 		return fmt.Errorf("failed to %s for cloud cluster %q: %w", strings.ToLower(string(d.Action)), spec.Name, err)
+	}
+	return nil
+}
+
+// persist writes cp's status before the backend is asked: what is asked is
+// recorded first (status.pools' desiredNodes and removing, which the next
+// pass asks for again), so that a controller restarted between the two
+// repeats the request instead of undoing it. The update carries cp's
+// resourceVersion: when the stored status changed meanwhile, nothing is
+// asked, and the next pass decides again.
+func (r *Reconciler) persist(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner) error {
+	cp.Status.ObservedGeneration = cp.Generation
+	if err := r.Client.Status().Update(ctx, cp); err != nil {
+		return fmt.Errorf("failed to record the request in the status of CloudProvisioner %s/%s before asking the backend: %w", cp.Namespace, cp.Name, err)
 	}
 	return nil
 }
@@ -59,6 +77,9 @@ func (r *Reconciler) removeNodes(ctx context.Context, cp *multiclusterv1alpha1.C
 	removeFromPools(spec, obs, d.Remove)
 	r.record(ctx, cp, *spec, d)
 	recordPools(cp, *spec, st)
+	if err := r.persist(ctx, cp); err != nil {
+		return err
+	}
 	if err := backend.Ensure(ctx, *spec); err != nil {
 		return fmt.Errorf("failed to remove nodes %v of cloud cluster %q: %w", d.Remove, spec.Name, err)
 	}
@@ -102,7 +123,8 @@ func removeFromPools(spec *cloud.Spec, obs provision.Observation, names []string
 	for _, name := range names {
 		for i := range spec.Pools {
 			p := &spec.Pools[i]
-			if p.Name == pool[name] {
+			// A node asked to go already is out of Workers: never twice.
+			if p.Name == pool[name] && !slices.Contains(p.Remove, name) {
 				p.Workers = max(p.Workers-1, 0)
 				p.Remove = append(p.Remove, name)
 			}

@@ -182,6 +182,10 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 	if err != nil {
 		return err
 	}
+	if st.Exists {
+		forgetRemoved(&spec, cr)
+		recordPools(cp, spec, st)
+	}
 	obs, err := r.observe(ctx, cp, st, spec, flavors, cr)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cloudprovisioner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -55,7 +56,9 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 	var removed []string
 	for i := range cr.nodes {
 		n := &cr.nodes[i]
-		if !draining(n) {
+		if !draining(n) || asked(spec, n.Name) {
+			// A drained node asked to go keeps its record until it is
+			// gone; it is not drained or removed again.
 			continue
 		}
 		started, err := time.Parse(time.RFC3339, n.Annotations[multiclusterv1alpha1.AnnotationDrainStarted])
@@ -73,11 +76,10 @@ func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha
 				return err
 			}
 		case provision.DrainRemove:
-			// The record goes before the removal is asked for, so that
-			// a node is never taken off its pool twice.
-			if err := drained(ctx, cr.client, n.Name); err != nil {
-				return err
-			}
+			// The node keeps its drain record: the removal is recorded in
+			// status.pools' removing before the backend is asked, which is
+			// what keeps a node from being taken off its pool twice, or
+			// left cordoned and empty by a restart in between.
 			removed = append(removed, n.Name)
 		case provision.DrainAbandon:
 			if err := cordon(ctx, cr.client, n.Name, nil); err != nil {
@@ -144,10 +146,30 @@ func cordon(ctx context.Context, c client.Client, name string, drainStarted *tim
 	return patchNode(ctx, c, name, started, unschedulable)
 }
 
-// drained takes the drain record off an emptied node and leaves it
-// cordoned until the backend removes it.
-func drained(ctx context.Context, c client.Client, name string) error {
-	return patchNode(ctx, c, name, "null", true)
+// asked reports whether spec already asks the backend to remove the node.
+func asked(spec *cloud.Spec, name string) bool {
+	for _, p := range spec.Pools {
+		if slices.Contains(p.Remove, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetRemoved drops from the pools' Remove the nodes the cloud cluster no
+// longer has: the backend removed them. Without a reading of the cluster it
+// keeps them.
+func forgetRemoved(spec *cloud.Spec, cr *cloudRead) {
+	if cr == nil {
+		return
+	}
+	exists := map[string]bool{}
+	for _, n := range cr.nodes {
+		exists[n.Name] = true
+	}
+	for i := range spec.Pools {
+		spec.Pools[i].Remove = slices.DeleteFunc(spec.Pools[i].Remove, func(name string) bool { return !exists[name] })
+	}
 }
 
 func patchNode(ctx context.Context, c client.Client, name, started string, unschedulable bool) error {

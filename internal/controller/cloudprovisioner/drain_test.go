@@ -1,6 +1,7 @@
 package cloudprovisioner
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -194,4 +195,122 @@ func TestCloudNodesAndDrains(t *testing.T) {
 	if spec.Pools[0].Workers != 6 {
 		t.Errorf("pool medium asked for %d workers; want 6: no drained node is empty yet", spec.Pools[0].Workers)
 	}
+}
+
+// recordingBackend records what Ensure is asked, and reads the
+// CloudProvisioner's stored status at that moment: what a restart would
+// start from.
+type recordingBackend struct {
+	c      client.Client
+	key    client.ObjectKey
+	asked  []cloud.Spec
+	stored []multiclusterv1alpha1.NodePoolStatus
+}
+
+func (b *recordingBackend) Ensure(ctx context.Context, spec cloud.Spec) error {
+	cp := &multiclusterv1alpha1.CloudProvisioner{}
+	if err := b.c.Get(ctx, b.key, cp); err != nil {
+		return err
+	}
+	b.asked, b.stored = append(b.asked, spec), cp.Status.Pools
+	return nil
+}
+
+func (b *recordingBackend) Status(context.Context, cloud.Spec) (cloud.Status, error) {
+	return cloud.Status{}, nil
+}
+
+func (b *recordingBackend) Delete(context.Context, cloud.Spec) error { return nil }
+
+// TestDrainedNodeRemovalSurvivesARestart: a drained, empty node is asked to
+// go only after the request (the pool's lower desiredNodes and the node in
+// removing) is stored in status, so a controller restarted before the
+// backend was asked asks for that same node again, and one restarted after
+// never takes the node off its pool twice; the record goes once the node is
+// gone.
+func TestDrainedNodeRemovalSurvivesARestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs an API server")
+	}
+	env := testenv.Start(t, testenv.Options{})
+	c := env.Management.Client
+	now := time.Now().UTC().Truncate(time.Second)
+	started := now.Add(-time.Minute)
+	createCloud(t, c, []cloudNode{
+		{name: "emptied", ready: true, drainStarted: &started},
+		{name: "busy", ready: true},
+	}, []cloudPod{{name: "web", node: "busy"}})
+	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "burst"}}
+	cp.Spec.CloudClusterName = "cloud"
+	cp.Spec.Backend = multiclusterv1alpha1.BackendTestbed
+	cp.Spec.Provider, cp.Spec.Region, cp.Spec.MaxNodes = "Testbed", "local", 4
+	cp.Spec.Flavors = []multiclusterv1alpha1.CloudFlavor{{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi"), PricePerHour: "0.1"}}
+	if err := c.Create(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	cp.Status.Pools = []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 2}}
+	if err := c.Status().Update(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	backend := &recordingBackend{c: c, key: client.ObjectKeyFromObject(cp)}
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakeClock(now), Recorder: events.NewFakeRecorder(10)}
+	obs := provision.Observation{Cloud: &provision.Cloud{Nodes: []provision.NodeState{{Name: "emptied", Flavor: "medium"}, {Name: "busy", Flavor: "medium"}}}}
+	pass := func() {
+		t.Helper()
+		stored := &multiclusterv1alpha1.CloudProvisioner{}
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(cp), stored); err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := r.cloudSpec(t.Context(), stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.continueDrains(t.Context(), stored, backend, &spec, cloud.Status{}, obs, read(t, c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	pass()
+	want := []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 1, Removing: []string{"emptied"}}}
+	if diff := cmp.Diff(want, backend.stored); diff != "" {
+		t.Errorf("status stored when the backend was asked (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]cloud.Pool{{Name: "medium", Flavor: "medium", Workers: 1, Remove: []string{"emptied"}}}, poolsOf(backend.asked)); diff != "" {
+		t.Errorf("asked of the backend (-want +got):\n%s", diff)
+	}
+
+	// A restart: the node still exists (the backend is slow), and the next
+	// controller reads the request back. It does not ask again, and the
+	// pool does not lose a second worker.
+	pass()
+	if len(backend.asked) != 1 {
+		t.Errorf("the backend was asked %d times; want once: the removal is recorded", len(backend.asked))
+	}
+	// The backend removes it: the record goes.
+	if err := c.Delete(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "emptied"}}); err != nil {
+		t.Fatal(err)
+	}
+	stored := &multiclusterv1alpha1.CloudProvisioner{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(cp), stored); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := r.cloudSpec(t.Context(), stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgetRemoved(&spec, read(t, c))
+	if diff := cmp.Diff([]cloud.Pool{{Name: "medium", Flavor: "medium", Workers: 1, Remove: []string{}}}, poolsOf([]cloud.Spec{spec})); diff != "" {
+		t.Errorf("pools once the node is gone (-want +got):\n%s", diff)
+	}
+}
+
+// poolsOf is the pools of the specs, without sizes.
+func poolsOf(specs []cloud.Spec) []cloud.Pool {
+	var out []cloud.Pool
+	for _, s := range specs {
+		for _, p := range s.Pools {
+			out = append(out, cloud.Pool{Name: p.Name, Flavor: p.Flavor, Workers: p.Workers, Remove: p.Remove})
+		}
+	}
+	return out
 }

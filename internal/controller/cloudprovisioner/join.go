@@ -33,15 +33,15 @@ func (r *Reconciler) cloudSpec(ctx context.Context, cp *multiclusterv1alpha1.Clo
 	if err != nil {
 		return cloud.Spec{}, nil, err
 	}
-	desired := map[string]int32{}
+	desired, removing := map[string]int32{}, map[string][]string{}
 	for _, p := range cp.Status.Pools {
-		desired[p.Name] = p.DesiredNodes
+		desired[p.Name], removing[p.Name] = p.DesiredNodes, p.Removing
 	}
 	if len(cp.Status.Pools) == 0 && len(ps) == 1 {
 		desired[ps[0].Name] = cp.Status.DesiredNodes
 	}
 	for i := range ps {
-		ps[i].Workers = desired[ps[i].Name]
+		ps[i].Workers, ps[i].Remove = desired[ps[i].Name], slices.Clone(removing[ps[i].Name])
 	}
 	spec := cloud.Spec{
 		Name:       string(cp.Spec.CloudClusterName),
@@ -79,12 +79,13 @@ func retire(spec *cloud.Spec, st cloud.Status, recorded []multiclusterv1alpha1.N
 			continue
 		}
 		workers := ps.Workers
+		var remove []string
 		for _, r := range recorded {
 			if r.Name == ps.Name && r.Removed {
-				workers = min(workers, r.DesiredNodes)
+				workers, remove = min(workers, r.DesiredNodes), slices.Clone(r.Removing)
 			}
 		}
-		spec.Pools = append(spec.Pools, cloud.Pool{Name: ps.Name, Workers: workers, Retired: true})
+		spec.Pools = append(spec.Pools, cloud.Pool{Name: ps.Name, Workers: workers, Remove: remove, Retired: true})
 	}
 }
 
@@ -99,6 +100,7 @@ func recordPools(cp *multiclusterv1alpha1.CloudProvisioner, spec cloud.Spec, st 
 	for _, p := range spec.Pools {
 		cp.Status.Pools = append(cp.Status.Pools, multiclusterv1alpha1.NodePoolStatus{
 			Name: p.Name, DesiredNodes: p.Workers, Nodes: byName[p.Name].Workers, ReadyNodes: byName[p.Name].ReadyWorkers, Removed: p.Retired,
+			Removing: slices.Clone(p.Remove),
 		})
 	}
 	cp.Status.DesiredNodes = spec.Workers()
