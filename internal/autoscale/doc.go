@@ -20,6 +20,13 @@
 //     which is the HPA's scale-down stabilization window. A brief dip does
 //     not remove replicas; a sustained one does, one window later.
 //
+// Choose is the optimizer mode's rule (seed 004 wired to real scaling): the
+// price/performance optimizer's advice once it is in production and valid,
+// the CPU target above before that or when the advice is invalid, the
+// optimizer's own bounded exploration while it trains without a CPU target,
+// and the count as it is when nothing usable was observed; always within
+// [min, max].
+//
 // The package is pure: it reads no metrics and changes no object. The
 // multi-cluster HPA controller and the simulator both feed it observations.
 package autoscale

@@ -51,6 +51,210 @@ type MultiClusterHorizontalPodAutoscalerSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	TolerancePercent *int32 `json:"tolerancePercent,omitempty"`
+
+	// optimizer, when set, scales by the price/performance optimizer's
+	// advice (seed 004) once it is in production; before that the cpu
+	// Utilization target of spec.metrics scales (or, without one, the
+	// optimizer's bounded exploration). See docs/advisor.md.
+	// +optional
+	Optimizer *OptimizerSpec `json:"optimizer,omitempty"`
+}
+
+// OptimizerSpec is the optimizer mode of a MultiClusterHorizontalPodAutoscaler:
+// the seed's m_opt_* PromQL queries, evaluated every interval against
+// Prometheus, and its m_opt_init_* constants.
+//
+// +kubebuilder:validation:XValidation:rule="self.inputs.all(i, i.name != self.target.name)",message="target.name must differ from every inputs[].name",fieldPath=".target.name"
+type OptimizerSpec struct {
+	// prometheusURL is the base URL of the Prometheus HTTP API the queries
+	// run against, such as http://prometheus.monitoring:9090; empty means
+	// the controller's --prometheus-url.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^https?://[^/?#]+(/[^?#]*)?$')",message="prometheusURL must be an http or https base URL without query, such as http://prometheus:9090"
+	PrometheusURL string `json:"prometheusURL,omitempty"`
+
+	// inputs are the system metrics (the seed's m_opt_input_NAME queries),
+	// each a PromQL query that yields one number: a scalar or a vector of
+	// one series (wrap it in sum() otherwise).
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Inputs []OptimizerQuery `json:"inputs"`
+
+	// target is the target metric (m_opt_target_query_NAME) and the band
+	// it must stay in (m_opt_target_minth_NAME, m_opt_target_maxth_NAME).
+	// +required
+	Target OptimizerTarget `json:"target"`
+
+	// trainingSamplesRequired is the fewest samples before production
+	// (m_opt_init_training_samples_required); production also needs the
+	// held-out error below its limit.
+	// +optional
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=1000
+	TrainingSamplesRequired *int32 `json:"trainingSamplesRequired,omitempty"`
+
+	// maxUpscaleDelta bounds how many replicas one advice adds
+	// (m_opt_init_max_upscale_delta).
+	// +optional
+	// +kubebuilder:default=6
+	// +kubebuilder:validation:Minimum=1
+	MaxUpscaleDelta *int32 `json:"maxUpscaleDelta,omitempty"`
+
+	// maxDownscaleDelta bounds how many replicas one advice removes
+	// (m_opt_init_max_downscale_delta).
+	// +optional
+	// +kubebuilder:default=6
+	// +kubebuilder:validation:Minimum=1
+	MaxDownscaleDelta *int32 `json:"maxDownscaleDelta,omitempty"`
+
+	// adviceFreezeInterval is how long an advised count holds before a
+	// different one may be advised (m_opt_init_advice_freeze_interval).
+	// +optional
+	// +kubebuilder:default="0s"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	AdviceFreezeInterval *metav1.Duration `json:"adviceFreezeInterval,omitempty"`
+
+	// clusters price the advice: the cheapest clusters are counted first,
+	// and status.optimizer.costPerHour is the advice's cost.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	Clusters []OptimizerClusterPrice `json:"clusters,omitempty"`
+}
+
+// OptimizerQuery is one named PromQL query.
+type OptimizerQuery struct {
+	// name names the metric in the knowledge base, as in m_opt_input_NAME.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	Name string `json:"name"`
+
+	// query is the PromQL query; it must yield one number.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Query string `json:"query"`
+}
+
+// OptimizerTarget is the target metric's query and its band.
+//
+// +kubebuilder:validation:XValidation:rule="double(self.minThreshold) < double(self.maxThreshold)",message="target.minThreshold must be less than target.maxThreshold",fieldPath=".maxThreshold"
+type OptimizerTarget struct {
+	OptimizerQuery `json:",inline"`
+
+	// minThreshold is the band's lower edge, a decimal number such as "105".
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^-?[0-9]+(\.[0-9]+)?$`
+	MinThreshold string `json:"minThreshold"`
+
+	// maxThreshold is the band's upper edge, a decimal number such as "160".
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^-?[0-9]+(\.[0-9]+)?$`
+	MaxThreshold string `json:"maxThreshold"`
+}
+
+// OptimizerClusterPrice is the price of a replica-hour in one cluster.
+type OptimizerClusterPrice struct {
+	// name is the cluster's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// pricePerHour is the price of one replica-hour, a decimal number such
+	// as "0.04".
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	PricePerHour string `json:"pricePerHour"`
+
+	// maxReplicas caps the replicas counted in this cluster; 0 or unset
+	// means no cap.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxReplicas int32 `json:"maxReplicas,omitempty"`
+}
+
+// OptimizerPhase is the optimizer's phase.
+// +kubebuilder:validation:Enum=training;production
+type OptimizerPhase string
+
+// The optimizer's phases, as the seed names them.
+const (
+	OptimizerPhaseTraining   OptimizerPhase = "training"
+	OptimizerPhaseProduction OptimizerPhase = "production"
+)
+
+// OptimizerStatus is what the optimizer learnt and advised last.
+type OptimizerStatus struct {
+	// phase is training or production.
+	// +optional
+	Phase OptimizerPhase `json:"phase,omitempty"`
+
+	// phaseReason says why the optimizer is in its phase.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	PhaseReason string `json:"phaseReason,omitempty"`
+
+	// samples is how many samples were observed, including those restored
+	// from the knowledge base.
+	// +optional
+	Samples int32 `json:"samples,omitempty"`
+
+	// reliability of the advice, in percent: 100 × (1 − held-out error).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Reliability int32 `json:"reliability,omitempty"`
+
+	// knowledgeBase names the ConfigMap, in the autoscaler's namespace,
+	// that keeps the samples across restarts of the controller.
+	// +optional
+	KnowledgeBase string `json:"knowledgeBase,omitempty"`
+
+	// lastSampleTime is when the queries last all answered.
+	// +optional
+	LastSampleTime *metav1.Time `json:"lastSampleTime,omitempty"`
+
+	// lastAdvice is the optimizer's last advice.
+	// +optional
+	LastAdvice *OptimizerAdvice `json:"lastAdvice,omitempty"`
+}
+
+// OptimizerAdvice is one advice of the optimizer.
+type OptimizerAdvice struct {
+	// replicas advised.
+	Replicas int32 `json:"replicas"`
+
+	// valid is false when the optimizer gives no usable advice.
+	Valid bool `json:"valid"`
+
+	// reason says how the count was chosen.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Reason string `json:"reason,omitempty"`
+
+	// predictedTarget is the target predicted at replicas, in production.
+	// +optional
+	PredictedTarget string `json:"predictedTarget,omitempty"`
+
+	// costPerHour is the advice's cost when spec.optimizer.clusters price it.
+	// +optional
+	CostPerHour string `json:"costPerHour,omitempty"`
+
+	// time of the advice.
+	Time metav1.Time `json:"time"`
 }
 
 // MultiClusterHorizontalPodAutoscalerStatus is what the autoscaler observed
@@ -89,6 +293,10 @@ type MultiClusterHorizontalPodAutoscalerStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	LastScaleReason string `json:"lastScaleReason,omitempty"`
+
+	// optimizer is the optimizer mode's state, when spec.optimizer is set.
+	// +optional
+	Optimizer *OptimizerStatus `json:"optimizer,omitempty"`
 }
 
 // MultiClusterHorizontalPodAutoscaler condition types.
@@ -101,6 +309,10 @@ const (
 	// ConditionScalingLimited is True when min or max replicas capped the
 	// desired count.
 	ConditionScalingLimited = "ScalingLimited"
+	// ConditionOptimizerSampled is False when the optimizer's queries did
+	// not all answer at the last interval; the message has Prometheus's
+	// error.
+	ConditionOptimizerSampled = "OptimizerSampled"
 )
 
 // MultiClusterHorizontalPodAutoscaler scales a MultiClusterDeployment on
@@ -114,6 +326,9 @@ const (
 // +kubebuilder:printcolumn:name="Max",type=integer,JSONPath=`.spec.maxReplicas`
 // +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.currentReplicas`
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.optimizer.phase`,priority=1
+// +kubebuilder:printcolumn:name="Samples",type=integer,JSONPath=`.status.optimizer.samples`,priority=1
+// +kubebuilder:printcolumn:name="Reliability",type=integer,JSONPath=`.status.optimizer.reliability`,priority=1
 // +kubebuilder:printcolumn:name="Last Scale",type=date,JSONPath=`.status.lastScaleTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterHorizontalPodAutoscaler struct {

@@ -18,7 +18,9 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/autoscale"
@@ -26,6 +28,8 @@ import (
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
+
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update;patch
 
 // Reconciler reconciles MultiClusterHorizontalPodAutoscalers.
 type Reconciler struct {
@@ -37,9 +41,19 @@ type Reconciler struct {
 	Interval time.Duration
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.PassiveClock
+	// PrometheusURL is the Prometheus server the optimizer mode queries
+	// when spec.optimizer.prometheusURL is empty (--prometheus-url).
+	PrometheusURL string
+	// Querier evaluates the optimizer mode's queries; a
+	// PrometheusQuerier when nil.
+	Querier Querier
 
-	mu      sync.Mutex
-	scalers map[types.NamespacedName]*scaler
+	// reader reads the knowledge base ConfigMaps from the API server,
+	// without a cache of every ConfigMap.
+	reader     client.Reader
+	mu         sync.Mutex
+	scalers    map[types.NamespacedName]*scaler
+	optimizers map[types.NamespacedName]*optimizerState
 }
 
 // scaler is the autoscaler of one object with the spec it was made from.
@@ -56,9 +70,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
+	if r.Querier == nil {
+		r.Querier = PrometheusQuerier{}
+	}
+	r.reader = mgr.GetAPIReader()
 	r.scalers = map[types.NamespacedName]*scaler{}
+	r.optimizers = map[types.NamespacedName]*optimizerState{}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler{}).
+		// Status writes do not wake the reconciler: it runs every
+		// Interval, and an optimizer takes one sample per run.
+		For(&multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("multiclusterhpa").
 		Complete(r)
 }
@@ -70,6 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.mu.Lock()
 			delete(r.scalers, req.NamespacedName)
+			delete(r.optimizers, req.NamespacedName)
 			r.mu.Unlock()
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -84,9 +106,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	next := ctrl.Result{RequeueAfter: r.Interval}
 
 	spec, target, err := specOf(hpa)
-	if err != nil {
+	cpuConfigured := err == nil
+	if err != nil && (hpa.Spec.Optimizer == nil || len(hpa.Spec.Metrics) > 0) {
 		set(hpa, multiclusterv1alpha1.ConditionScalingActive, false, "InvalidMetricSpec", err.Error())
 		return ctrl.Result{}, nil
+	}
+	if hpa.Spec.Optimizer == nil {
+		hpa.Status.Optimizer = nil
 	}
 	mcd := &multiclusterv1alpha1.MultiClusterDeployment{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: hpa.Namespace, Name: hpa.Spec.ScaleTargetRef.Name}, mcd); err != nil {
@@ -98,6 +124,55 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	current := ptr.Deref(mcd.Spec.Replicas, 1)
 	hpa.Status.CurrentReplicas = current
 
+	var cpu *autoscale.Recommendation
+	msg := "no cpu Utilization target in spec.metrics"
+	if cpuConfigured {
+		cpu, msg = r.recommendByCPU(ctx, hpa, mcd, spec, target, current)
+	}
+	desired, why := int32(0), ""
+	switch {
+	case hpa.Spec.Optimizer != nil:
+		c := autoscale.Choose(autoscale.ChoiceInput{
+			Current:       current,
+			MinReplicas:   ptr.Deref(hpa.Spec.MinReplicas, 1),
+			MaxReplicas:   hpa.Spec.MaxReplicas,
+			Advice:        r.optimize(ctx, hpa, current),
+			CPU:           cpu,
+			CPUConfigured: cpuConfigured,
+		})
+		desired, why = c.Desired, fmt.Sprintf("%s: %s", c.Source, c.Reason)
+		if !cpuConfigured {
+			set(hpa, multiclusterv1alpha1.ConditionScalingActive, c.Source != autoscale.SourceNone, string(c.Source), conditions.Truncate(c.Reason, 1024))
+		}
+	case cpu == nil:
+		hpa.Status.DesiredReplicas = current
+		return next, nil
+	default:
+		desired, why = cpu.Desired, fmt.Sprintf("%s: %s", cpu.Reason, msg)
+	}
+	hpa.Status.DesiredReplicas = desired
+	if desired == current {
+		return next, nil
+	}
+	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: desired}}
+	if err := r.Client.SubResource("scale").Update(ctx, mcd, client.WithSubResourceBody(scale)); err != nil {
+		set(hpa, multiclusterv1alpha1.ConditionAbleToScale, false, "FailedUpdateScale", err.Error())
+		return next, fmt.Errorf("failed to scale MultiClusterDeployment %s: %w", mcd.Name, err)
+	}
+	now := metav1.Now()
+	hpa.Status.LastScaleTime = &now
+	hpa.Status.LastScaleReason = conditions.Truncate(fmt.Sprintf("from %d to %d: %s", current, desired, why), 1024)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(hpa, mcd, corev1.EventTypeNormal, "SuccessfulRescale", "Scale", "New size: %d; reason: %s", desired, hpa.Status.LastScaleReason)
+	}
+	return next, nil
+}
+
+// recommendByCPU reads the CPU usage of the target's pods and returns the
+// CPU target's recommendation (cool-down applied), nil when no replica
+// reports metrics, with a message on what was read.
+func (r *Reconciler) recommendByCPU(ctx context.Context, hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, mcd *multiclusterv1alpha1.MultiClusterDeployment,
+	spec autoscale.Spec, target float64, current int32) (*autoscale.Recommendation, string) {
 	u := readUsage(ctx, r.Inventory, mcd.Namespace, propagation.OwnerOfDeployment(mcd).Selector())
 	if u.ready == 0 {
 		msg := "no running replica reports CPU metrics yet; the replicas are left as they are"
@@ -105,8 +180,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			msg += ": " + strings.Join(u.missing, "; ")
 		}
 		set(hpa, multiclusterv1alpha1.ConditionScalingActive, false, "FailedGetResourceMetric", msg)
-		hpa.Status.DesiredReplicas = current
-		return next, nil
+		return nil, msg
 	}
 	util := u.utilization()
 	msg := fmt.Sprintf("CPU utilization %.0f%% of request over %d replicas (target %.0f%%)", util, u.ready, target)
@@ -120,26 +194,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			AverageUtilization: ptr.To(int32(util + 0.5)),
 		}},
 	}}
-
 	rec := r.scalerFor(hpa, spec, current).Recommend(r.Clock.Now(), autoscale.Observation{Current: current, Ready: u.ready, Unmeasured: u.unmeasured, Utilization: util})
-	hpa.Status.DesiredReplicas = rec.Desired
 	limited := rec.Reason == autoscale.ReasonAtMaximum || rec.Reason == autoscale.ReasonAtMinimum || rec.Reason == autoscale.ReasonScaleUpLimited
 	set(hpa, multiclusterv1alpha1.ConditionScalingLimited, limited, string(rec.Reason), fmt.Sprintf("recommendation %d replicas (%s)", rec.Desired, rec.Reason))
-	if rec.Desired == current {
-		return next, nil
-	}
-	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: rec.Desired}}
-	if err := r.Client.SubResource("scale").Update(ctx, mcd, client.WithSubResourceBody(scale)); err != nil {
-		set(hpa, multiclusterv1alpha1.ConditionAbleToScale, false, "FailedUpdateScale", err.Error())
-		return next, fmt.Errorf("failed to scale MultiClusterDeployment %s: %w", mcd.Name, err)
-	}
-	now := metav1.Now()
-	hpa.Status.LastScaleTime = &now
-	hpa.Status.LastScaleReason = fmt.Sprintf("%s from %d to %d: %s", rec.Reason, current, rec.Desired, msg)
-	if r.Recorder != nil {
-		r.Recorder.Eventf(hpa, mcd, corev1.EventTypeNormal, "SuccessfulRescale", "Scale", "New size: %d; reason: %s", rec.Desired, hpa.Status.LastScaleReason)
-	}
-	return next, nil
+	return &rec, msg
 }
 
 // scalerFor returns the object's autoscaler, made anew when its spec
