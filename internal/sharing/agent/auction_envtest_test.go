@@ -107,4 +107,47 @@ func TestAuction(t *testing.T) {
 			t.Errorf("prov-1 still holds %s after being declined", r)
 		}
 	}
+
+	// A Release written into prov-2 frees the reservation at once.
+	offer := won[len("from-prov-2/"):]
+	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "from-home"}, Spec: sharingv1alpha1.ReleaseSpec{
+		Consumer: "home", Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: offer}}}
+	if err := p2.Client.Create(t.Context(), rel); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "the release frees the reservation", func() string {
+		if err := p2.Client.Get(t.Context(), client.ObjectKeyFromObject(rel), rel); err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(rel.Status.Conditions, sharingv1alpha1.ReleaseDone)
+		if c == nil {
+			return "not released yet"
+		}
+		return cmp.Diff([]any{"Freed", false}, []any{c.Reason, contains(reservations(t, p2), "home.offer."+offer+"=Reserved")})
+	})
+
+	// An offer nobody acknowledges holds its capacity until OfferHold after
+	// the quote's deadline, then its reservation is gone.
+	now := time.Now().Truncate(time.Second)
+	q := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: "unanswered", Namespace: "from-home"}, Spec: sharingv1alpha1.QuoteSpec{
+		Consumer: "home", AppID: "apps.batch", Timestamp: metav1.NewTime(now), Deadline: metav1.NewTime(now.Add(3 * time.Second)),
+		Components: []sharingv1alpha1.Component{{Name: "c0", Replicas: 1, Requests: map[corev1.ResourceName]resource.Quantity{corev1.ResourceCPU: resource.MustParse("1")}}}}}
+	if err := p1.Client.Create(t.Context(), q); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 20*time.Second, "prov-1 holds the unanswered offer", func() string {
+		return cmp.Diff(true, contains(reservations(t, p1), "home.offer.unanswered=Offered"))
+	})
+	testenv.Eventually(t, 30*time.Second, "the unacknowledged offer expires", func() string {
+		return cmp.Diff(false, contains(reservations(t, p1), "home.offer.unanswered=Offered"))
+	})
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

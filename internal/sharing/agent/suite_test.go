@@ -105,7 +105,7 @@ func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := agent.Options{ClusterID: id, Namespace: agentNS, PollInterval: 300 * time.Millisecond, AuctionWindow: 3 * time.Second}
+	opts := agent.Options{ClusterID: id, Namespace: agentNS, PollInterval: 300 * time.Millisecond, AuctionWindow: 3 * time.Second, OfferHold: 5 * time.Second}
 	if err := agent.Setup(mgr, opts, engine, nil); err != nil {
 		t.Fatal(err)
 	}
