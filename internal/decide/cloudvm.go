@@ -397,3 +397,49 @@ func oldest(objs []VMObject) time.Time {
 
 // stamp shows t as RFC 3339 in UTC.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// VMApplied is what the applies of a pass did: how many of the plan's
+// objects were applied before one failed (ApplyError), whether the VM had
+// started before the pass (status.startedTime), and how many provider
+// objects existed when the pass began.
+type VMApplied struct {
+	Applied    int
+	ApplyError string
+	Started    bool
+	Existing   int
+}
+
+// VMOutcome is what a pass reports once its applies are done.
+type VMOutcome struct {
+	// Keep says the VM did not start after all: every apply of its start
+	// failed and nothing exists, so phase, objects and times stay as they
+	// were and only Ready reports the failure; the next pass tries again
+	// within the start slack.
+	Keep bool
+	// Ready is the Ready condition to set; nil leaves it.
+	Ready *VMCondition
+	// Reapplied counts objects applied again after the start, because they
+	// had gone missing.
+	Reapplied int
+}
+
+// VMReport decides what a pass reports from its plan and what its applies
+// did: a failed apply makes Ready report ApplyFailed (a warning); a start
+// none of whose applies succeeded is not a start.
+func VMReport(p *VMPlan, a VMApplied) VMOutcome {
+	if !p.Started.IsZero() && !a.Started && a.Applied == 0 && a.Existing == 0 {
+		msg := "the decision rendered no provider objects"
+		if a.ApplyError != "" {
+			msg = a.ApplyError
+		}
+		return VMOutcome{Keep: true, Ready: &VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: msg, Warning: true}}
+	}
+	out := VMOutcome{Ready: p.Ready}
+	if a.Started {
+		out.Reapplied = a.Applied
+	}
+	if a.ApplyError != "" {
+		out.Ready = &VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: a.ApplyError, Warning: true}
+	}
+	return out
+}

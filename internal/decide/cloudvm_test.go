@@ -363,3 +363,46 @@ func TestVMLifecycle(t *testing.T) {
 		t.Errorf("passes (-want +got):\n%s", diff)
 	}
 }
+
+func TestVMReport(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	running := &decide.VMCondition{Status: true, Reason: computev1alpha1.ReasonRunning}
+	tests := []struct {
+		name    string
+		plan    decide.VMPlan
+		applied decide.VMApplied
+		want    decide.VMOutcome
+	}{{
+		name:    "a start whose applies all failed is not a start: the status stays, Ready says why",
+		plan:    decide.VMPlan{Started: start, Ready: running},
+		applied: decide.VMApplied{ApplyError: "failed to apply ResourceGroup web: forbidden"},
+		want:    decide.VMOutcome{Keep: true, Ready: &decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: "failed to apply ResourceGroup web: forbidden", Warning: true}},
+	}, {
+		name:    "a start that rendered nothing is not a start either",
+		plan:    decide.VMPlan{Started: start},
+		applied: decide.VMApplied{},
+		want:    decide.VMOutcome{Keep: true, Ready: &decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: "the decision rendered no provider objects", Warning: true}},
+	}, {
+		name:    "a start whose first applies succeeded has started, and Ready reports the failed one",
+		plan:    decide.VMPlan{Started: start, Ready: running},
+		applied: decide.VMApplied{Applied: 2, ApplyError: "failed to apply VirtualMachine web: conflict"},
+		want:    decide.VMOutcome{Ready: &decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: "failed to apply VirtualMachine web: conflict", Warning: true}},
+	}, {
+		name:    "objects applied after the start had gone missing: counted as re-applied",
+		plan:    decide.VMPlan{Started: start, Ready: running},
+		applied: decide.VMApplied{Applied: 1, Started: true, Existing: 2},
+		want:    decide.VMOutcome{Ready: running, Reapplied: 1},
+	}, {
+		name:    "the start's own applies are not re-applies",
+		plan:    decide.VMPlan{Started: start, Ready: running},
+		applied: decide.VMApplied{Applied: 3},
+		want:    decide.VMOutcome{Ready: running},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, decide.VMReport(&tc.plan, tc.applied)); diff != "" {
+				t.Errorf("VMReport (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

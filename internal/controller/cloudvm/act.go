@@ -48,9 +48,6 @@ func (r *Reconciler) act(ctx context.Context, vm *computev1alpha1.CloudVM, p *de
 		a.applied++
 		logger.Info("Applied provider object", "kind", u.GetKind(), "object", klog.KObj(u))
 	}
-	if a.applied > 0 && vm.Status.StartedTime != nil {
-		r.event(vm, false, computev1alpha1.ReasonProvisioning, "Apply", "re-applied %d provider objects that had gone missing", a.applied)
-	}
 	for _, k := range p.Delete {
 		u := find(existing, k)
 		if u == nil {

@@ -1,6 +1,8 @@
 package cloudvm
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,24 +25,21 @@ func report(vm *computev1alpha1.CloudVM, p *decide.VMPlan, a acted, rendered, ex
 	st := &vm.Status
 	var out []announcement
 	setCondition(vm, computev1alpha1.ConditionScheduled, p.Scheduled, &out)
-	started := st.StartedTime != nil || a.applied > 0 || len(existing) > 0
-	if !p.Started.IsZero() && !started {
-		// The start's applies all failed: nothing was created and the VM
-		// has not started; the next pass tries again, within the slack.
-		msg := "the decision rendered no provider objects"
-		if err := a.err(); err != nil {
-			msg = err.Error()
-		}
-		setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: msg, Warning: true}, &out)
+	applied := decide.VMApplied{Applied: a.applied, Started: st.StartedTime != nil, Existing: len(existing)}
+	if a.applyErr != nil {
+		applied.ApplyError = a.applyErr.Error()
+	}
+	o := decide.VMReport(p, applied)
+	if o.Ready != nil {
+		setCondition(vm, computev1alpha1.ConditionReady, *o.Ready, &out)
+	}
+	if o.Keep {
 		return out
 	}
-	st.Phase = p.Phase
-	switch {
-	case a.applyErr != nil:
-		setCondition(vm, computev1alpha1.ConditionReady, decide.VMCondition{Reason: computev1alpha1.ReasonApplyFailed, Message: a.applyErr.Error(), Warning: true}, &out)
-	case p.Ready != nil:
-		setCondition(vm, computev1alpha1.ConditionReady, *p.Ready, &out)
+	if o.Reapplied > 0 {
+		out = append(out, announcement{reason: computev1alpha1.ReasonProvisioning, action: "Apply", message: fmt.Sprintf("re-applied %d provider objects that had gone missing", o.Reapplied)})
 	}
+	st.Phase = p.Phase
 	if p.Objects != nil {
 		st.Objects = objects(p.Objects, apiVersions(vm, rendered, existing))
 	}
