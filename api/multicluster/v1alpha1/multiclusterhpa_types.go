@@ -68,7 +68,8 @@ type MultiClusterHorizontalPodAutoscalerSpec struct {
 type OptimizerSpec struct {
 	// prometheusURL is the base URL of the Prometheus HTTP API the queries
 	// run against, such as http://prometheus.monitoring:9090; empty means
-	// the controller's --prometheus-url.
+	// the controller's default, and the condition OptimizerSampled says
+	// when it has none.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^https?://[^/?#]+(/[^?#]*)?$')",message="prometheusURL must be an http or https base URL without query, such as http://prometheus:9090"

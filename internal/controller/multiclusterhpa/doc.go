@@ -12,4 +12,13 @@
 // zero or a crash. The cool-down survives restarts: a restarted controller
 // treats the current count as recommended now, so it never scales down
 // sooner than one cool-down after it starts.
+//
+// With spec.optimizer set (seed 004 wired to real scaling) every interval
+// also evaluates the optimizer's PromQL queries against Prometheus, adds the
+// sample to an in-process optimizer.Optimizer of the autoscaler, whose
+// knowledge base is kept in a ConfigMap it owns so a restart resumes where
+// it stopped, and asks it for advice; autoscale.Choose then picks the
+// advice once the optimizer is in production and the CPU target before
+// that. A failed query is a condition (OptimizerSampled False) and leaves
+// the choice to the CPU target.
 package multiclusterhpa
