@@ -43,6 +43,9 @@ type Options struct {
 	ReservedHold time.Duration
 	// ClockSkew tolerated between a provider's and this cluster's clocks.
 	ClockSkew time.Duration
+	// PeerProbeInterval is how often each peer's API server is probed for
+	// its Peer's status.
+	PeerProbeInterval time.Duration
 	// AllowedConsumers lists the consumers this cluster advertises to;
 	// empty allows every consumer Peer.
 	AllowedConsumers []string
@@ -61,6 +64,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.OfferHold, "offer-hold", time.Minute, "how long after a quote's deadline an unacknowledged offer holds its capacity")
 	fs.DurationVar(&o.ReservedHold, "reserved-hold", 24*time.Hour, "how long an acknowledged offer stays reserved unless released")
 	fs.DurationVar(&o.ClockSkew, "clock-skew", 30*time.Second, "clock difference tolerated between a provider and this cluster")
+	fs.DurationVar(&o.PeerProbeInterval, "peer-probe-interval", 10*time.Second, "how often each peer's API server is probed for its Peer's Ready condition and latency")
 	fs.StringSliceVar(&o.AllowedConsumers, "allowed-consumers", nil, "consumers this cluster advertises to (empty: every consumer Peer)")
 }
 
@@ -79,6 +83,7 @@ func (o *Options) Default() {
 	def(&o.OfferHold, time.Minute)
 	def(&o.ReservedHold, 24*time.Hour)
 	def(&o.ClockSkew, 30*time.Second)
+	def(&o.PeerProbeInterval, 10*time.Second)
 	if o.ChangeFraction == 0 {
 		o.ChangeFraction = 0.1
 	}
@@ -116,7 +121,7 @@ var ErrNoNamespace = errors.New("the peer's kubeconfig names no namespace")
 
 // Setup registers the agent's controllers with mgr: the provider's
 // broadcaster, reservation expiry, quote, acknowledgement and release
-// handlers, and the consumer's incoming policy and auctions. clk may be
+// handlers, every Peer's status, and the consumer's incoming policy and auctions. clk may be
 // nil for the real clock.
 func Setup(mgr ctrl.Manager, opts Options, pol Policy, clk clock.PassiveClock) error {
 	opts.Default()
@@ -135,6 +140,7 @@ func Setup(mgr ctrl.Manager, opts Options, pol Policy, clk clock.PassiveClock) e
 		name  string
 		setup func(ctrl.Manager) error
 	}{
+		{"peer status", (&peerStatus{base}).setup},
 		{"broadcaster", (&broadcaster{base}).setup},
 		{"reservations", (&reservations{base}).setup},
 		{"incoming", (&incoming{base: base, policy: pol}).setup},

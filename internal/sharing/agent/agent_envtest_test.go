@@ -98,6 +98,15 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		t.Errorf("Accepted condition = %+v, want True", c)
 	}
 
+	// Each consumer's agent probes its provider with the Peer's credentials.
+	testenv.Eventually(t, 30*time.Second, "cons-a's Peer for prov-p is Established", func() string {
+		pr := &sharingv1alpha1.Peer{}
+		if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: agentNS, Name: "prov-p"}, pr); err != nil {
+			return err.Error()
+		}
+		return cmp.Diff([]any{sharingv1alpha1.PeerEstablished, true}, []any{pr.Status.Phase, pr.Status.Latency != nil && meta.IsStatusConditionTrue(pr.Status.Conditions, sharingv1alpha1.PeerReady)})
+	})
+
 	// Restart: the new agent rebuilds its ledger from the Reservations and
 	// promises nothing twice.
 	before := reservations(t, p)

@@ -52,7 +52,9 @@ func (r *broadcaster) setup(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sharing-broadcaster").
-		For(&sharingv1alpha1.Peer{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == r.opts.Namespace }))).
+		For(&sharingv1alpha1.Peer{}, builder.WithPredicates(
+			predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == r.opts.Namespace }),
+			predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Node{}, all).
 		Watches(&corev1.Pod{}, all, builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			a, b := e.ObjectOld.(*corev1.Pod), e.ObjectNew.(*corev1.Pod)

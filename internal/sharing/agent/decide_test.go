@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -191,3 +192,37 @@ func TestQuoteFor(t *testing.T) {
 }
 
 func ptrTrue() *bool { b := true; return &b }
+
+func TestPeerState(t *testing.T) {
+	seen := metav1.NewTime(t0.Add(-time.Minute))
+	cases := []struct {
+		name       string
+		disabled   bool
+		lastSeen   *metav1.Time
+		probe      probe
+		wantPhase  sharingv1alpha1.PeerPhase
+		wantReason string
+		wantRTT    time.Duration
+	}{
+		{"answers", false, nil, probe{RTT: 12300 * time.Microsecond}, sharingv1alpha1.PeerEstablished, sharingv1alpha1.PeerReasonConnected, 12 * time.Millisecond},
+		{"never answered", false, nil, probe{Err: errors.New("connection refused")}, sharingv1alpha1.PeerPending, sharingv1alpha1.PeerReasonUnreachable, 0},
+		{"answered before, not now", false, &seen, probe{Err: errors.New("connection refused")}, sharingv1alpha1.PeerUnreachable, sharingv1alpha1.PeerReasonUnreachable, 0},
+		{"credentials refused", false, nil, probe{Err: errors.New("Unauthorized"), Unauthorized: true}, sharingv1alpha1.PeerUnreachable, sharingv1alpha1.PeerReasonCredentialsInvalid, 0},
+		{"disabled", true, nil, probe{}, sharingv1alpha1.PeerDisabled, sharingv1alpha1.PeerReasonDisabled, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &sharingv1alpha1.Peer{Spec: sharingv1alpha1.PeerSpec{Disabled: tc.disabled}, Status: sharingv1alpha1.PeerStatus{LastSeenTime: tc.lastSeen}}
+			st := peerState(p, tc.probe, t0)
+			var rtt time.Duration
+			if st.Latency != nil {
+				rtt = st.Latency.Duration
+			}
+			ready := st.Conditions[0]
+			if diff := cmp.Diff([]any{tc.wantPhase, tc.wantReason, tc.wantRTT, tc.probe.Err == nil && !tc.disabled},
+				[]any{st.Phase, ready.Reason, rtt, ready.Status == metav1.ConditionTrue}); diff != "" {
+				t.Errorf("peer status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
