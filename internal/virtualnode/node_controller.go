@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,11 +56,16 @@ func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-var indexed = map[ctrl.Manager]bool{}
+var (
+	indexedMu sync.Mutex
+	indexed   = map[ctrl.Manager]bool{}
+)
 
 // indexPodsByNode adds the pod index once per manager: Setup may run once
 // per provider on the same manager.
 func indexPodsByNode(mgr ctrl.Manager) error {
+	indexedMu.Lock()
+	defer indexedMu.Unlock()
 	if indexed[mgr] {
 		return nil
 	}

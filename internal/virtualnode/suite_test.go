@@ -165,6 +165,14 @@ func (h *harness) fakeKubelet(ctx context.Context) {
 // nodes of 2 CPU and 4Gi, valid for ttl from now.
 func (h *harness) advertise(tb testing.TB, name, shape string, count int32, ttl time.Duration) {
 	tb.Helper()
+	if err := h.tryAdvertise(name, shape, count, ttl); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// tryAdvertise is advertise for goroutines other than the test's.
+func (h *harness) tryAdvertise(name, shape string, count int32, ttl time.Duration) error {
+	ctx := context.Background()
 	adv := &sharingv1alpha1.Advertisement{
 		ObjectMeta: metav1.ObjectMeta{Namespace: peerNS, Name: name},
 		Spec: sharingv1alpha1.AdvertisementSpec{
@@ -176,8 +184,14 @@ func (h *harness) advertise(tb testing.TB, name, shape string, count int32, ttl 
 			Timestamp: metav1.Now(), TimeToLive: metav1.Duration{Duration: ttl},
 		},
 	}
-	create(tb, h.consumer, adv)
-	h.decide(tb, name, sharingv1alpha1.DecisionAccepted)
+	if err := h.consumer.Create(ctx, adv); err != nil {
+		return fmt.Errorf("failed to create advertisement %s: %w", name, err)
+	}
+	adv.Status.Decision = sharingv1alpha1.DecisionAccepted
+	if err := h.consumer.Status().Update(ctx, adv); err != nil {
+		return fmt.Errorf("failed to accept advertisement %s: %w", name, err)
+	}
+	return nil
 }
 
 // decide writes the incoming policy's decision, as the advertisement
