@@ -29,6 +29,7 @@ placement code:
 		newAdvisorCommand(),
 		newLearnCommand(),
 		newAgentCommand(),
+		newSuggestCommand(),
 	)
 	return root
 }
