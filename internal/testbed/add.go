@@ -24,6 +24,11 @@ type ClusterSpec struct {
 	// cluster's kube-scheduler, without clientConnection (kwokctl adds it):
 	// the cloud backend gives a cloud member one that packs pods.
 	SchedulerConfig string
+	// SchedulerBinary, when set, is the absolute path of the kube-scheduler
+	// the cluster runs instead of the one in the binaries folder: an
+	// out-of-tree build with more plugins (hack/scheduler-bin.sh), which
+	// SchedulerConfig enables.
+	SchedulerBinary string
 	// Timeout bounds the start; DefaultTimeout when zero.
 	Timeout time.Duration
 }
@@ -38,6 +43,9 @@ func (s ClusterSpec) Validate() error {
 		if kv[1] != "" && len(validation.IsDNS1123Label(kv[1])) > 0 {
 			errs = append(errs, fmt.Sprintf("%s: %q must be lower-case letters, digits and '-'", kv[0], kv[1]))
 		}
+	}
+	if s.SchedulerBinary != "" && !filepath.IsAbs(s.SchedulerBinary) {
+		errs = append(errs, fmt.Sprintf("schedulerBinary: %q must be an absolute path", s.SchedulerBinary))
 	}
 	if s.Timeout < 0 {
 		errs = append(errs, fmt.Sprintf("timeout: %v must not be negative", s.Timeout))
@@ -145,7 +153,7 @@ func (l layout) addCluster(ctx context.Context, st *state, spec ClusterSpec) (*A
 	}
 	st.Clusters = append(st.Clusters, clusterState{
 		Name: spec.Name, Index: index, Role: RoleMember, Ports: ports[0],
-		Region: spec.Region, Zone: spec.Zone, SchedulerConfig: spec.SchedulerConfig, Added: true, Phase: PhaseStarting,
+		Region: spec.Region, Zone: spec.Zone, SchedulerConfig: spec.SchedulerConfig, SchedulerBinary: spec.SchedulerBinary, Added: true, Phase: PhaseStarting,
 	})
 	// Recorded before anything starts, so that Down and a later
 	// AddCluster find the cluster even if this process dies half-way.

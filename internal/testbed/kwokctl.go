@@ -103,6 +103,9 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	if cs.SchedulerConfig != "" {
 		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)
 	}
+	if cs.SchedulerBinary != "" {
+		o.KubeSchedulerBinary = cs.SchedulerBinary
+	}
 	if cs.Role == RoleMember {
 		o.MetricsServerBinary = bin(MetricsServer)
 		o.MetricsServerPort = p.MetricsServer

@@ -178,6 +178,13 @@ func TestKwokctlConfiguration(t *testing.T) {
 			wantAbsent: []string{"kubectlBinary"},
 		},
 		{
+			name: "member with its own scheduler",
+			cluster: clusterState{Name: "member-2", Index: 2, Role: RoleMember, Ports: withMetricsServer(ports, 20007),
+				SchedulerConfig: "kind: KubeSchedulerConfiguration", SchedulerBinary: "/opt/kube-scheduler-meridian"},
+			want:       []string{"kubeSchedulerBinary: /opt/kube-scheduler-meridian", "kubeSchedulerConfig: /state/tb/kwokctl/member-2-scheduler.yaml"},
+			wantAbsent: []string{"kubeSchedulerBinary: /bin/k8s/kube-scheduler"},
+		},
+		{
 			name:       "management",
 			cluster:    clusterState{Name: "management", Index: 0, Role: RoleManagement, Ports: ports},
 			want:       append(slices.Clone(common), "value: 10.0.0.1/16"),

@@ -56,6 +56,9 @@ type clusterState struct {
 	// SchedulerConfig is the member's kube-scheduler configuration, when
 	// it has its own (ClusterSpec.SchedulerConfig).
 	SchedulerConfig string `json:"schedulerConfig,omitempty"`
+	// SchedulerBinary is the member's own kube-scheduler binary, when it
+	// has one (ClusterSpec.SchedulerBinary).
+	SchedulerBinary string `json:"schedulerBinary,omitempty"`
 	// Added is true for a member AddCluster started on the running
 	// testbed, outside its profile.
 	Added bool `json:"added,omitempty"`

@@ -80,4 +80,3 @@ func BenchmarkPrioritize(b *testing.B) {
 		})
 	}
 }
-
