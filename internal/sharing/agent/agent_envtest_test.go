@@ -84,6 +84,18 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		}
 		return cmp.Diff([]string{"cons-a.advertisement.prov-p=Reserved"}, reservations(t, p))
 	})
+	testenv.Eventually(t, 30*time.Second, "cons-a's reservation is Held", func() string {
+		res := &sharingv1alpha1.Reservation{}
+		if err := p.Client.Get(t.Context(), client.ObjectKey{Namespace: agentNS, Name: "cons-a.advertisement.prov-p"}, res); err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(res.Status.Conditions, sharingv1alpha1.ReservationHeld)
+		if c == nil {
+			return "no Held condition"
+		}
+		cpu := res.Status.Total[corev1.ResourceCPU]
+		return cmp.Diff("True/Fits/4", string(c.Status)+"/"+c.Reason+"/"+cpu.String())
+	})
 	// The accepted advertisement became virtual nodes in cons-a, sized to
 	// one provider node; the refused one made none in cons-b.
 	testenv.Eventually(t, 30*time.Second, "virtual nodes follow the decisions", func() string {

@@ -105,9 +105,10 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 	policy := sharing.OutgoingFromPeer(peer, allowed, sharing.DefaultShapeOptions())
 
 	var (
-		plan sharing.Plan
-		kind sharingv1alpha1.AdvertisementType
-		wait time.Duration
+		resend bool
+		plan   sharing.Plan
+		kind   sharingv1alpha1.AdvertisementType
+		wait   time.Duration
 	)
 	err = r.book.do(ctx, func(l *sharing.Ledger) ([]sharing.HoldKey, error) {
 		var keys []sharing.HoldKey
@@ -115,11 +116,17 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		if s.Exists && adv.Status.ObservedGeneration == adv.Generation {
 			switch adv.Status.Decision {
 			case sharingv1alpha1.DecisionAccepted:
-				if h, ok := l.Get(key); ok && h.State == sharingv1alpha1.ReservationOffered {
-					if _, err := l.Accept(key, now); err == nil {
-						keys = append(keys, key)
-					}
+				h, ok := l.Get(key)
+				if ok && h.State == sharingv1alpha1.ReservationOffered {
+					_, err := l.Accept(key, now)
+					ok = err == nil
+					keys = append(keys, key)
 				}
+				// Accepted, but nothing (or an expired hold) backs it: the
+				// consumer decided an advertisement whose capacity was freed
+				// (refused before, or its time-to-live passed). Advertise
+				// again at once, so that it decides what is held.
+				resend = !ok
 			case sharingv1alpha1.DecisionRefused:
 				if _, err := l.Release(key); err == nil {
 					keys = append(keys, key)
@@ -132,6 +139,9 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 			return keys, err
 		}
 		kind, wait = cadence(now, s, probe.Availability, r.opts.FullInterval, r.opts.PartialInterval, r.opts.ChangeFraction)
+		if kind == "" && resend {
+			kind = sharingv1alpha1.AdvertisementPartial
+		}
 		if kind == "" {
 			return keys, nil
 		}

@@ -226,3 +226,25 @@ func TestPeerState(t *testing.T) {
 		})
 	}
 }
+
+func TestHeldCondition(t *testing.T) {
+	slices := []sharingv1alpha1.NodeSlice{{Node: "a"}, {Node: "b"}}
+	cases := []struct {
+		name  string
+		nodes map[string]bool
+		over  map[string]bool
+		want  string
+	}{
+		{"both nodes fit", map[string]bool{"a": true, "b": true}, nil, "True/Fits"},
+		{"a node is gone", map[string]bool{"a": true}, nil, "False/NodeGone"},
+		{"a node is overcommitted", map[string]bool{"a": true, "b": true}, map[string]bool{"b": true}, "False/NodeOvercommitted"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := heldCondition(slices, tc.nodes, tc.over, 1)
+			if diff := cmp.Diff(tc.want, string(c.Status)+"/"+c.Reason); diff != "" {
+				t.Errorf("Held (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
