@@ -41,6 +41,13 @@ type configMapStore struct {
 
 var _ advisor.Store = &configMapStore{}
 
+// withContext returns a copy of s whose calls use ctx: advisor.Store's
+// methods take none.
+func (s configMapStore) withContext(ctx context.Context) *configMapStore {
+	s.ctx = ctx
+	return &s
+}
+
 // Load reads the ConfigMap; a missing one is no knowledge base.
 func (s *configMapStore) Load() (*advisor.KnowledgeBase, error) {
 	cm := &corev1.ConfigMap{}

@@ -94,21 +94,16 @@ func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1
 		return st, nil
 	}
 	store := &configMapStore{client: r.Client, reader: r.reader, owner: hpa.DeepCopy()}
-	var samples []optimizer.Sample
+	var kb *advisor.KnowledgeBase
 	if ok {
-		samples = st.opt.Samples()
-	} else {
-		store.ctx = ctx
-		kb, err := store.Load()
-		if err != nil {
-			return nil, err
-		}
-		if kb != nil && sameMetrics(kb, cfg) {
-			samples = kb.Samples
-		}
+		// A changed spec: keep the samples taken so far.
+		kb = &advisor.KnowledgeBase{Inputs: st.opt.Config().Inputs, Target: st.opt.Config().Target.Name, Samples: st.opt.Samples()}
+	} else if kb, err = store.withContext(ctx).Load(); err != nil {
+		return nil, err
 	}
-	if ok && !sameMetrics(&advisor.KnowledgeBase{Inputs: st.opt.Config().Inputs, Target: st.opt.Config().Target.Name}, cfg) {
-		samples = nil
+	var samples []optimizer.Sample
+	if kb != nil && sameMetrics(kb, cfg) {
+		samples = kb.Samples
 	}
 	opt, err := optimizer.New(cfg, samples)
 	if err != nil {
@@ -185,8 +180,7 @@ func (r *Reconciler) optimize(ctx context.Context, hpa *multiclusterv1alpha1.Mul
 		return fail("InvalidSample", err.Error())
 	}
 	msg := fmt.Sprintf("sample %d from %s: %s", st.opt.Seen(), url, formatSample(cfg, sample))
-	st.store.ctx = ctx
-	if err := st.store.Save(&advisor.KnowledgeBase{Inputs: cfg.Inputs, Target: cfg.Target.Name, Samples: st.opt.Samples()}); err != nil {
+	if err := st.store.withContext(ctx).Save(&advisor.KnowledgeBase{Inputs: cfg.Inputs, Target: cfg.Target.Name, Samples: st.opt.Samples()}); err != nil {
 		// The sample is kept in memory and written with the next one.
 		msg += "; " + err.Error()
 		log.FromContext(ctx).Error(err, "Failed to store the knowledge base")
