@@ -46,7 +46,14 @@ func createNS(t *testing.T, c *testenv.Cluster, names ...string) {
 // ns, and from writes into to's namespace remoteNS with to's kubeconfig.
 func peer(t *testing.T, from, to *testenv.Cluster, id sharingv1alpha1.ClusterID, role sharingv1alpha1.PeerRole, ns, remoteNS string, out *sharingv1alpha1.OutgoingPolicy) {
 	t.Helper()
-	cfg, err := clientcmd.Load(to.Kubeconfig)
+	peerVia(t, from, to.Kubeconfig, id, role, ns, remoteNS, out)
+}
+
+// peerVia is peer with the kubeconfig that reaches the peer (through a
+// proxy, for a test that cuts the network).
+func peerVia(t *testing.T, from *testenv.Cluster, kubeconfig []byte, id sharingv1alpha1.ClusterID, role sharingv1alpha1.PeerRole, ns, remoteNS string, out *sharingv1alpha1.OutgoingPolicy) {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +98,7 @@ func node(t *testing.T, c *testenv.Cluster, name, cpu, mem string) {
 
 // startAgent runs the agent of cluster c as id until the returned stop is
 // called or t ends.
-func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID) (stop func()) {
+func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID, with ...func(*agent.Options)) (stop func()) {
 	t.Helper()
 	skip := true
 	mgr, err := ctrl.NewManager(c.Config, ctrl.Options{
@@ -106,6 +113,9 @@ func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID) 
 		t.Fatal(err)
 	}
 	opts := agent.Options{ClusterID: id, Namespace: agentNS, PollInterval: 300 * time.Millisecond, AuctionWindow: 3 * time.Second, OfferHold: 5 * time.Second}
+	for _, w := range with {
+		w(&opts)
+	}
 	if err := agent.Setup(mgr, opts, engine, nil); err != nil {
 		t.Fatal(err)
 	}
