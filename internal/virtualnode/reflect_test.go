@@ -107,6 +107,21 @@ func TestPodReflection(t *testing.T) {
 		t.Errorf("a twin came back for a failed pod: %v", err)
 	}
 
+	// Twin failed in the provider: the consumer pod fails with its reason.
+	h.offload(t, "web-3", "vn-p1-small-1")
+	h.waitPodPhase(t, "web-3", corev1.PodRunning)
+	twin3 := &corev1.Pod{}
+	if err := h.provider.Get(t.Context(), client.ObjectKey{Namespace: twinKey.Namespace, Name: "web-3"}, twin3); err != nil {
+		t.Fatal(err)
+	}
+	twin3.Status.Phase, twin3.Status.Reason = corev1.PodFailed, "OOMKilled"
+	if err := h.provider.Status().Update(t.Context(), twin3); err != nil {
+		t.Fatal(err)
+	}
+	if failed := h.waitPodPhase(t, "web-3", corev1.PodFailed); failed.Status.Reason != "OOMKilled" {
+		t.Errorf("pod of a failed twin: reason %q, want OOMKilled", failed.Status.Reason)
+	}
+
 	// Consumer pod deleted: the twin goes, then the pod.
 	h.offload(t, "web-2", "vn-p1-small-1")
 	h.waitPodPhase(t, "web-2", corev1.PodRunning)

@@ -122,6 +122,16 @@ func TestVirtualNodesFollowAdvertisement(t *testing.T) {
 		t.Errorf("virtual nodes (-want +got):\n%s", diff)
 	}
 
+	testenv.Eventually(t, waitFor, "advertisement status counts its virtual nodes", func() string {
+		adv := &sharingv1alpha1.Advertisement{}
+		if err := h.consumer.Get(t.Context(), client.ObjectKey{Namespace: peerNS, Name: "adv-a"}, adv); err != nil {
+			return err.Error()
+		}
+		if adv.Status.VirtualNodes != 3 {
+			return fmt.Sprintf("status.virtualNodes = %d, want 3", adv.Status.VirtualNodes)
+		}
+		return ""
+	})
 	n := &corev1.Node{}
 	if err := h.consumer.Get(t.Context(), client.ObjectKey{Name: "vn-p1-small-1"}, n); err != nil {
 		t.Fatal(err)
