@@ -103,7 +103,7 @@ func (r *PodReflector) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.
 		if equality.Semantic.DeepEqual(before.Status, pod.Status) {
 			return
 		}
-		if err := r.Consumer.Status().Patch(ctx, pod, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Consumer.Status().Patch(ctx, pod, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of pod %s: %w", klog.KObj(pod), err))
 		}
 	}()

@@ -51,13 +51,15 @@ func ConsumerStatus(pod *corev1.Pod, twin *corev1.Pod, now metav1.Time) corev1.P
 	status.QOSClass = t.QOSClass
 	status.ContainerStatuses = append([]corev1.ContainerStatus(nil), t.ContainerStatuses...)
 	status.InitContainerStatuses = append([]corev1.ContainerStatus(nil), t.InitContainerStatuses...)
-	status.Conditions = nil
+	// The twin's conditions replace those of the same type; conditions
+	// only the consumer has (PodScheduled on the virtual node, readiness
+	// gates other controllers set) are kept.
 	for _, c := range t.Conditions {
 		if c.Type != PodReflected {
-			status.Conditions = append(status.Conditions, c)
+			setCondition(&status.Conditions, c)
 		}
 	}
-	status.Conditions = append(status.Conditions, reflected)
+	setCondition(&status.Conditions, reflected)
 	if status.Phase == "" {
 		status.Phase = corev1.PodPending
 	}
@@ -84,3 +86,14 @@ func hasReflected(pod *corev1.Pod) bool {
 }
 
 func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodFailed || p == corev1.PodSucceeded }
+
+// setCondition replaces the condition of c's type in conds, or appends c.
+func setCondition(conds *[]corev1.PodCondition, c corev1.PodCondition) {
+	for i := range *conds {
+		if (*conds)[i].Type == c.Type {
+			(*conds)[i] = c
+			return
+		}
+	}
+	*conds = append(*conds, c)
+}

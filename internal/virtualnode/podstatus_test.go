@@ -18,6 +18,8 @@ func TestConsumerStatus(t *testing.T) {
 		Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
 		ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Ready: true, RestartCount: 1}},
 	}
+	scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}
+	gate := corev1.PodCondition{Type: "example.com/lb-ready", Status: corev1.ConditionTrue}
 	pod := func(s corev1.PodStatus) *corev1.Pod { return &corev1.Pod{Status: s} }
 	twin := func(s corev1.PodStatus) *corev1.Pod { return &corev1.Pod{Status: s} }
 	tests := []struct {
@@ -30,12 +32,14 @@ func TestConsumerStatus(t *testing.T) {
 		pod:  pod(corev1.PodStatus{Phase: corev1.PodPending}),
 		want: corev1.PodStatus{Phase: corev1.PodPending},
 	}, {
-		name: "twin running: phase, conditions, IPs, containers flow back; no host IP",
-		pod:  pod(corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{reflected}}),
+		name: "twin running: phase, conditions, IPs, containers flow back; the consumer's own conditions stay; no host IP",
+		pod: pod(corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+			scheduled, reflected, {Type: corev1.PodReady, Status: corev1.ConditionFalse}, gate,
+		}}),
 		twin: twin(running),
 		want: corev1.PodStatus{
 			Phase: corev1.PodRunning, PodIP: "10.1.0.7", PodIPs: []corev1.PodIP{{IP: "10.1.0.7"}}, StartTime: &earlier, QOSClass: corev1.PodQOSBurstable,
-			Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, reflected},
+			Conditions:        []corev1.PodCondition{scheduled, reflected, {Type: corev1.PodReady, Status: corev1.ConditionTrue}, gate},
 			ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Ready: true, RestartCount: 1}},
 		},
 	}, {

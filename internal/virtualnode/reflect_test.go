@@ -177,6 +177,7 @@ func TestRestartMidReflection(t *testing.T) {
 		}
 		return ""
 	})
+	nodesBefore := h.nodeUIDs(t)
 	a.Stop()
 	t.Logf("agent stopped with %d of %d twins made", len(h.twins(t)), pods)
 
@@ -186,6 +187,10 @@ func TestRestartMidReflection(t *testing.T) {
 	}
 
 	h.startAgent(t)
+	h.waitNodesReady(t, "vn-p1-small-0", "vn-p1-small-1", "vn-p1-small-2")
+	if diff := cmp.Diff(nodesBefore, h.nodeUIDs(t)); diff != "" {
+		t.Errorf("virtual nodes after the restart (-before +after):\n%s", diff)
+	}
 	for i := 1; i < pods; i++ {
 		h.waitPodPhase(t, fmt.Sprintf("web-%d", i), corev1.PodRunning)
 	}
@@ -204,4 +209,18 @@ func TestRestartMidReflection(t *testing.T) {
 		}
 		return cmp.Diff(want, byUID)
 	})
+}
+
+// nodeUIDs are the virtual nodes by name, with their UIDs.
+func (h *harness) nodeUIDs(t *testing.T) map[string]string {
+	t.Helper()
+	var nodes corev1.NodeList
+	if err := h.consumer.List(t.Context(), &nodes, client.MatchingLabels{sharingv1alpha1.LabelVirtualNode: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, n := range nodes.Items {
+		out[n.Name] = string(n.UID)
+	}
+	return out
 }
