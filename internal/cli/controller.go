@@ -106,7 +106,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
 	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", 2*time.Minute, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
 	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")
-	fl.StringVar(&f.prometheus.URL, "prometheus-url", "", "Prometheus server that TrafficAware workloads' traffic is read from (empty: they are placed without traffic)")
+	fl.StringVar(&f.prometheus.URL, "prometheus-url", "", "Prometheus server that TrafficAware workloads' traffic is read from, and that MultiClusterHorizontalPodAutoscalers' optimizer mode queries when spec.optimizer.prometheusURL is empty (empty: workloads are placed without traffic)")
 	fl.StringVar(&f.prometheus.Query, "traffic-query", defaultTrafficQuery, "PromQL template of a workload's traffic per cluster ({{.Namespace}}, {{.Name}}); spec.placement.traffic.query overrides it")
 	fl.StringVar(&f.prometheus.ClusterLabel, "traffic-cluster-label", traffic.DefaultClusterLabel, "label of the traffic query's series that holds the Cluster name")
 	fl.DurationVar(&f.opts.TrafficInterval, "traffic-interval", 30*time.Second, "time between two traffic readings of a TrafficAware workload")
@@ -195,6 +195,7 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 		return nil
 	}
 	f.opts.CarbonHistory = sched.history
+	f.opts.PrometheusURL = f.prometheus.URL
 	if _, err := controller.Setup(mgr, f.opts); err != nil {
 		return err
 	}

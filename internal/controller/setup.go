@@ -77,6 +77,10 @@ type Options struct {
 	// CarbonHistory reads the intensities of the hours a finished CloudVM
 	// ran, to account its emissions; nil accounts nothing.
 	CarbonHistory carbon.Source
+	// PrometheusURL is the Prometheus server that the optimizer mode of
+	// MultiClusterHorizontalPodAutoscalers queries when their
+	// spec.optimizer.prometheusURL is empty.
+	PrometheusURL string
 	// EmissionsTiming says when finished CloudVMs and MultiClusterJobs are
 	// accounted; zero fields take decide.DefaultEmissionsTiming's.
 	EmissionsTiming decide.EmissionsTiming
@@ -153,10 +157,11 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}
 	if err := (&multiclusterhpa.Reconciler{
-		Client:    mgr.GetClient(),
-		Inventory: inv,
-		Recorder:  mgr.GetEventRecorder("meridian-autoscaler"),
-		Interval:  opts.AutoscaleInterval,
+		Client:        mgr.GetClient(),
+		Inventory:     inv,
+		Recorder:      mgr.GetEventRecorder("meridian-autoscaler"),
+		Interval:      opts.AutoscaleInterval,
+		PrometheusURL: opts.PrometheusURL,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterHorizontalPodAutoscaler controller: %w", err)
 	}

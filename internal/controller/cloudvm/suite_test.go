@@ -207,4 +207,3 @@ func eventReasons(t *testing.T, c client.Client, ns, name string) map[string]str
 	}
 	return out
 }
-

@@ -145,7 +145,6 @@ func TestCompletedJobEmissionsAccounted(t *testing.T) {
 	}
 }
 
-
 func parse(s string) float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
