@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -109,6 +110,32 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 	if c := meta.FindStatusCondition(adv.Status.Conditions, sharingv1alpha1.AdvertisementAccepted); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Accepted condition = %+v, want True", c)
 	}
+
+	// The sender is who may write into the namespace, not who the message
+	// claims to be.
+	createNS(t, a, "elsewhere")
+	spoof := func(ns, name string, claims sharingv1alpha1.ClusterID) *sharingv1alpha1.Advertisement {
+		adv := &sharingv1alpha1.Advertisement{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sharingv1alpha1.AdvertisementSpec{
+			ClusterID: claims, Consumer: "cons-a", Type: sharingv1alpha1.AdvertisementFull,
+			Availability: []sharingv1alpha1.NodeShape{{Name: "big", Count: 1, Resources: map[corev1.ResourceName]resource.Quantity{
+				corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi")}}},
+			Timestamp: metav1.Now(), TimeToLive: metav1.Duration{Duration: 10 * time.Minute}}}
+		if err := a.Client.Create(t.Context(), adv); err != nil {
+			t.Fatal(err)
+		}
+		return adv
+	}
+	spoofs := []*sharingv1alpha1.Advertisement{spoof("from-prov-p", "bank", "bank"), spoof("elsewhere", "prov-p", "prov-p")}
+	testenv.Eventually(t, 30*time.Second, "spoofed advertisements refused", func() string {
+		var got []string
+		for _, adv := range spoofs {
+			if err := a.Client.Get(t.Context(), client.ObjectKeyFromObject(adv), adv); err != nil {
+				return err.Error()
+			}
+			got = append(got, string(adv.Status.Decision)+"/"+adv.Status.Reason)
+		}
+		return cmp.Diff([]string{"Refused/ClusterIDMismatch", "Refused/UnknownPeer"}, got)
+	})
 
 	// Each consumer's agent probes its provider with the Peer's credentials.
 	testenv.Eventually(t, 30*time.Second, "cons-a's Peer for prov-p is Established", func() string {

@@ -34,7 +34,7 @@ func TestAuction(t *testing.T) {
 	peer(t, home, p2, "prov-2", sharingv1alpha1.RoleProvider, "from-prov-2", "from-home", nil)
 	peer(t, p1, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-1", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.5")})
 	peer(t, p2, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-2", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.3")})
-	startAgent(t, home, "home")
+	stopHome := startAgent(t, home, "home")
 	startAgent(t, p1, "prov-1")
 	startAgent(t, p2, "prov-2")
 
@@ -60,6 +60,18 @@ func TestAuction(t *testing.T) {
 	if err := home.Client.Status().Update(t.Context(), pod); err != nil {
 		t.Fatal(err)
 	}
+
+	// The consumer's agent restarts in the middle of the auction: the
+	// Quote in its namespace is the auction's record, so it carries on.
+	testenv.Eventually(t, 30*time.Second, "the auction starts", func() string {
+		var list sharingv1alpha1.QuoteList
+		if err := home.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
+			return err.Error()
+		}
+		return cmp.Diff(1, len(list.Items))
+	})
+	stopHome()
+	startAgent(t, home, "home")
 
 	var won string
 	testenv.Eventually(t, 60*time.Second, "the auction closes", func() string {

@@ -28,6 +28,11 @@ import (
 // Full; a Partial one keeps it, so the cadence survives a restart.
 const AnnotationLastFull = "sharing.meridian.dev/last-full"
 
+// AnnotationWithdrawn on an Advertisement says its provider took back, at
+// that time, the capacity the consumer refused; it is offered again on the
+// cadence's timers.
+const AnnotationWithdrawn = "sharing.meridian.dev/withdrawn"
+
 // broadcaster advertises this cluster's spare capacity to each consumer
 // Peer, reconciling one Peer at a time.
 type broadcaster struct{ *base }
@@ -108,8 +113,11 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		resend bool
 		plan   sharing.Plan
 		kind   sharingv1alpha1.AdvertisementType
-		wait   time.Duration
+		wait   = r.opts.PollInterval
 	)
+	// Everything, the write into the consumer included, happens under the
+	// ledger's lock: no other consumer is advertised capacity between the
+	// moment a hold changes and the moment the consumer sees the change.
 	err = r.book.do(ctx, func(l *sharing.Ledger) ([]sharing.HoldKey, error) {
 		var keys []sharing.HoldKey
 		// The consumer's decision on what it holds now.
@@ -124,12 +132,22 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 				}
 				// Accepted, but nothing (or an expired hold) backs it: the
 				// consumer decided an advertisement whose capacity was freed
-				// (refused before, or its time-to-live passed). Advertise
-				// again at once, so that it decides what is held.
+				// (its time-to-live passed). Advertise again at once, so
+				// that it decides what is held.
 				resend = !ok
 			case sharingv1alpha1.DecisionRefused:
-				if _, err := l.Release(key); err == nil {
-					keys = append(keys, key)
+				if _, ok := l.Get(key); ok {
+					// Withdraw what was refused before freeing it, so that
+					// no advertisement shows capacity another consumer may
+					// be given; it is offered again on the cadence's timers
+					// only, not on every change, or a consumer that refuses
+					// by price would be re-offered at every poll.
+					kind = sharingv1alpha1.AdvertisementPartial
+					if err := r.send(ctx, rem, adv, s.Exists, peer, kind, sharing.Plan{}, now, true); err != nil {
+						return keys, err
+					}
+					_, err := l.Release(key)
+					return append(keys, key), err
 				}
 			}
 		}
@@ -146,7 +164,13 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 			return keys, nil
 		}
 		plan, err = l.Advertise(spare, peer.Spec.ClusterID, string(r.opts.ClusterID), policy, now, now.Add(r.opts.TimeToLive))
-		return append(keys, key), err
+		if err != nil {
+			return keys, err
+		}
+		// Written after the hold is in the ledger and before the lock is
+		// released; if the write fails the hold lapses by its
+		// time-to-live, which errs on the side of promising less.
+		return append(keys, key), r.send(ctx, rem, adv, s.Exists, peer, kind, plan, now, false)
 	})
 	if errors.Is(err, sharing.ErrNotAllowed) {
 		logger.Info("Consumer not allowed by the outgoing policy", "peer", klog.KObj(peer))
@@ -156,9 +180,6 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		return ctrl.Result{}, err
 	}
 	if kind != "" {
-		if err := r.send(ctx, rem, adv, s.Exists, peer, kind, plan, now); err != nil {
-			return ctrl.Result{}, err
-		}
 		logger.V(1).Info("Advertised", "peer", klog.KObj(peer), "type", kind, "shapes", len(plan.Availability))
 	}
 	return ctrl.Result{RequeueAfter: min(wait, r.opts.PollInterval)}, nil
@@ -173,11 +194,13 @@ func sentOf(adv *sharingv1alpha1.Advertisement, exists bool) sent {
 	if t, err := time.Parse(time.RFC3339, adv.Annotations[AnnotationLastFull]); err == nil {
 		s.LastFull = t
 	}
+	_, s.Withdrawn = adv.Annotations[AnnotationWithdrawn]
 	return s
 }
 
-// send writes the advertisement of plan into the consumer.
-func (r *broadcaster) send(ctx context.Context, rem remote, adv *sharingv1alpha1.Advertisement, exists bool, peer *sharingv1alpha1.Peer, kind sharingv1alpha1.AdvertisementType, plan sharing.Plan, now time.Time) error {
+// send writes the advertisement of plan into the consumer; withdrawn marks
+// one that takes back what the consumer refused.
+func (r *broadcaster) send(ctx context.Context, rem remote, adv *sharingv1alpha1.Advertisement, exists bool, peer *sharingv1alpha1.Peer, kind sharingv1alpha1.AdvertisementType, plan sharing.Plan, now time.Time, withdrawn bool) error {
 	if !exists {
 		adv.Name, adv.Namespace = string(r.opts.ClusterID), rem.namespace
 	}
@@ -190,6 +213,10 @@ func (r *broadcaster) send(ctx context.Context, rem remote, adv *sharingv1alpha1
 		ClusterID: r.opts.ClusterID, Consumer: peer.Spec.ClusterID, Type: kind,
 		Availability: plan.Availability,
 		Timestamp:    metav1.NewTime(now), TimeToLive: metav1.Duration{Duration: r.opts.TimeToLive},
+	}
+	delete(adv.Annotations, AnnotationWithdrawn)
+	if withdrawn {
+		adv.Annotations[AnnotationWithdrawn] = now.Format(time.RFC3339)
 	}
 	if kind == sharingv1alpha1.AdvertisementFull {
 		adv.Spec.Prices = plan.Prices

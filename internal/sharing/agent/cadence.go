@@ -17,19 +17,23 @@ type sent struct {
 	LastFull, LastSent time.Time
 	// Availability last sent.
 	Availability []sharingv1alpha1.NodeShape
+	// Withdrawn: the last one took back what the consumer refused; a
+	// change of availability is not sent before the timers say so.
+	Withdrawn bool
 }
 
 // cadence decides what to send a consumer at now, given what it holds and
 // the availability this cluster would advertise to it now: a Full
 // advertisement when none was sent or the last Full is full old, a Partial
 // one when the last is partial old or the total cpu or memory moved by at
-// least change; "" when nothing is due. wait is how long until something
+// least change (unless the last withdrew a refused offer); "" when nothing
+// is due. wait is how long until something
 // is due by the clock alone.
 func cadence(now time.Time, s sent, want []sharingv1alpha1.NodeShape, full, partial time.Duration, change float64) (sharingv1alpha1.AdvertisementType, time.Duration) {
 	if !s.Exists || s.LastFull.IsZero() || now.Sub(s.LastFull) >= full {
 		return sharingv1alpha1.AdvertisementFull, partial
 	}
-	if now.Sub(s.LastSent) >= partial || movedEnough(s.Availability, want, change) {
+	if now.Sub(s.LastSent) >= partial || (!s.Withdrawn && movedEnough(s.Availability, want, change)) {
 		return sharingv1alpha1.AdvertisementPartial, min(partial, s.LastFull.Add(full).Sub(now))
 	}
 	return "", min(s.LastSent.Add(partial).Sub(now), s.LastFull.Add(full).Sub(now))
