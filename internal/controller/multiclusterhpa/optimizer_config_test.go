@@ -48,13 +48,21 @@ func TestOptimizerConfig(t *testing.T) {
 		change func(*multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler)
 		want   string
 	}{
-		{"threshold", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) { h.Spec.Optimizer.Target.MinThreshold = "fast" },
+		{"threshold", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
+			h.Spec.Optimizer.Target.MinThreshold = "fast"
+		},
 			`spec.optimizer.target.minThreshold "fast": must be a decimal number`},
-		{"price", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) { h.Spec.Optimizer.Clusters[0].PricePerHour = "NaN" },
+		{"price", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
+			h.Spec.Optimizer.Clusters[0].PricePerHour = "NaN"
+		},
 			`spec.optimizer.clusters[0].pricePerHour "NaN"`},
-		{"band", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) { h.Spec.Optimizer.Target.MaxThreshold = "100" },
+		{"band", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
+			h.Spec.Optimizer.Target.MaxThreshold = "100"
+		},
 			"spec.optimizer: target.max 100: must be finite and above target.min (105)"},
-		{"capacity", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) { h.Spec.Optimizer.Clusters[0].MaxReplicas = 1 },
+		{"capacity", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
+			h.Spec.Optimizer.Clusters[0].MaxReplicas = 1
+		},
 			"must hold at least minReplicas (2)"},
 	}
 	for _, tc := range errs {
