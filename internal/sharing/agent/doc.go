@@ -20,13 +20,17 @@
 //     Advertisement named after this cluster into the consumer's cluster,
 //     Full every FullInterval, Partial every PartialInterval and as soon as
 //     availability moves by ChangeFraction. It reads the consumer's
-//     decision back: Accepted turns the hold into a reservation, Refused
-//     frees it.
+//     decision back: Accepted turns the hold into a reservation; Refused
+//     withdraws the advertisement (rewrites it empty) and then frees the
+//     hold, and the consumer is offered again on the timers only. Every
+//     write into a consumer happens under the ledger's lock, so no two
+//     advertisements ever show the same capacity.
 //   - The Book (book.go) is the ledger, rebuilt from the Reservations at
 //     first use and written back as Reservations after every change, under
 //     one lock, so that two consumers are never promised the same capacity,
 //     also across a restart. The reservation reconciler expires holds whose
-//     time-to-live passed.
+//     time-to-live passed and says in each Reservation's Held condition
+//     whether its slices still fit their nodes.
 //   - Quotes from consumers get an Offer (auction_provider.go) when the
 //     cluster can host every replica; the capacity is held (Ledger.Offer)
 //     until the offer expires, turned into a reservation by a confirming
@@ -45,6 +49,12 @@
 //     to every provider peer, offers are collected until its deadline,
 //     sharing.SelectOffer picks the cheapest that fits, and the winner is
 //     acknowledged (the others declined).
+//
+// Both sides: the peer status reconciler (peer_status.go) probes each
+// Peer's API server with its credentials and writes Ready, the phase, the
+// last time it answered and the latency (auction ties, virtual nodes'
+// readiness). SetupVirtualNodes starts package virtualnode for every
+// provider Peer.
 //
 // Where this cluster writes in a peer is the namespace of the kubeconfig
 // in the Peer's credentials Secret: the least-privilege service account the
