@@ -136,6 +136,15 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		}
 		return cmp.Diff([]string{"Refused/ClusterIDMismatch", "Refused/UnknownPeer"}, got)
 	})
+	// A Peer that maps the namespace later makes its writer known: the
+	// advertisement is decided again, and its claim is still not trusted.
+	peer(t, a, p, "prov-x", sharingv1alpha1.RoleProvider, "elsewhere", "from-cons-a", nil)
+	testenv.Eventually(t, 30*time.Second, "re-decided when its Peer appears", func() string {
+		if err := a.Client.Get(t.Context(), client.ObjectKeyFromObject(spoofs[1]), spoofs[1]); err != nil {
+			return err.Error()
+		}
+		return cmp.Diff("Refused/ClusterIDMismatch", string(spoofs[1].Status.Decision)+"/"+spoofs[1].Status.Reason)
+	})
 
 	// Each consumer's agent probes its provider with the Peer's credentials.
 	testenv.Eventually(t, 30*time.Second, "cons-a's Peer for prov-p is Established", func() string {

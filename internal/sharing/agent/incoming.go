@@ -10,8 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
@@ -30,6 +34,23 @@ func (r *incoming) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sharing-incoming").
 		For(&sharingv1alpha1.Advertisement{}).
+		// A Peer created, changed or disabled after its advertisements
+		// arrived changes who sent them: decide them again.
+		Watches(&sharingv1alpha1.Peer{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			p, ok := o.(*sharingv1alpha1.Peer)
+			if !ok || p.Namespace != r.opts.Namespace {
+				return nil
+			}
+			var list sharingv1alpha1.AdvertisementList
+			if err := r.List(ctx, &list, client.InNamespace(p.Spec.Namespace)); err != nil {
+				return nil
+			}
+			out := make([]reconcile.Request, 0, len(list.Items))
+			for i := range list.Items {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+			return out
+		}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
 }
 
