@@ -36,11 +36,23 @@ type Plugin struct {
 	metrics *serve.Metrics
 	nodes   sync.Pool // *[]learn.NodeState, one snapshot's worth
 
-	// mu guards index, the position of each node name in the last
-	// snapshot's node list: rebuilt only when the list changes.
-	mu    sync.Mutex
-	names []string
-	index map[string]int
+	// mu guards layout.
+	mu     sync.Mutex
+	layout *layout
+}
+
+// layout is what PreScore keeps between cycles, by the position of each
+// node in the snapshot's list: rebuilt when the list of names changes,
+// its measurements when Metrics refreshes, a node's power when its object
+// changes. So a cycle reads no map and parses nothing per node. It is not
+// modified once a cycle has read it, except by the cycle holding mu.
+type layout struct {
+	names    []string
+	index    map[string]int
+	version  uint64
+	measured []serve.Measured
+	objects  []*corev1.Node
+	power    [][2]float64
 }
 
 // New is the plugin's factory: it loads the model and starts reading the
@@ -121,19 +133,31 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	defer p.nodes.Put(bufp)
 	nodes := slices.Grow((*bufp)[:0], len(all))[:len(all)]
 	*bufp = nodes
+	p.mu.Lock()
+	l := p.layoutOf(all)
 	for i, ni := range all {
-		req := ni.GetRequested()
-		nodes[i] = serve.NodeState(ni.Node(), serve.Requested{
-			MilliCPU: req.GetMilliCPU(), Memory: req.GetMemory(), Pods: int64(len(ni.GetPods())),
-		}, p.metrics.Lookup(ni.Node().Name))
+		node := ni.Node()
+		if l.objects[i] != node {
+			l.objects[i] = node
+			l.power[i][0], l.power[i][1] = serve.NodePower(node)
+		}
+		alloc, req := ni.GetAllocatable(), ni.GetRequested()
+		n := &nodes[i]
+		*n = learn.NodeState{
+			AllocatableMilliCPU: alloc.GetMilliCPU(), AllocatableMemory: alloc.GetMemory(), AllocatablePods: int64(alloc.GetAllowedPodNumber()),
+			RequestedMilliCPU: req.GetMilliCPU(), RequestedMemory: req.GetMemory(), RequestedPods: int64(len(ni.GetPods())),
+			IdleWatts: l.power[i][0], PeakWatts: l.power[i][1],
+		}
+		l.measured[i].Apply(n)
 	}
+	index := l.index
+	p.mu.Unlock()
 	q := make([]float64, len(all))
 	mask := make([]bool, len(all))
 	s := p.pool.Get()
 	s.Score(&ps, nodes, q, mask)
 	p.pool.Put(s)
 
-	index := p.indexOf(all)
 	// Only the nodes that passed filtering compete: the best of them gets
 	// the maximum score.
 	passed := make([]bool, len(all))
@@ -148,26 +172,30 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	return nil
 }
 
-// indexOf returns the position of each node of all by name, reusing the
-// last one when the node list is the same.
-func (p *Plugin) indexOf(all []fwk.NodeInfo) map[string]int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	same := len(p.names) == len(all)
+// layoutOf returns the layout of all, rebuilt as the type says; p.mu is
+// held.
+func (p *Plugin) layoutOf(all []fwk.NodeInfo) *layout {
+	l := p.layout
+	same := l != nil && len(l.names) == len(all)
 	for i := 0; same && i < len(all); i++ {
-		same = p.names[i] == all[i].Node().Name
+		same = l.names[i] == all[i].Node().Name
 	}
-	if same {
-		return p.index
+	if !same {
+		l = &layout{names: make([]string, len(all)), index: make(map[string]int, len(all)),
+			measured: make([]serve.Measured, len(all)), objects: make([]*corev1.Node, len(all)), power: make([][2]float64, len(all))}
+		for i, ni := range all {
+			l.names[i] = ni.Node().Name
+			l.index[l.names[i]] = i
+		}
+		p.layout = l
 	}
-	names := make([]string, len(all))
-	index := make(map[string]int, len(all))
-	for i, ni := range all {
-		names[i] = ni.Node().Name
-		index[names[i]] = i
+	if v := p.metrics.Version(); v != l.version || !same {
+		for i, name := range l.names {
+			l.measured[i] = p.metrics.Lookup(name)
+		}
+		l.version = v
 	}
-	p.names, p.index = names, index
-	return index
+	return l
 }
 
 // Score returns the node's score from PreScore.

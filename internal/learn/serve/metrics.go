@@ -59,6 +59,7 @@ type Metrics struct {
 	nodes   map[string]Measured
 	lastErr error
 	readAt  time.Time
+	version uint64
 }
 
 // NewMetrics checks cfg; it does not contact Prometheus.
@@ -134,6 +135,7 @@ func (m *Metrics) Refresh(ctx context.Context) error {
 		return err
 	}
 	m.nodes, m.readAt = next, time.Now()
+	m.version++
 	return nil
 }
 
@@ -190,6 +192,14 @@ func (m *Metrics) Lookup(node string) Measured {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.nodes[node]
+}
+
+// Version counts the successful refreshes: a caller that keeps the
+// measurements per node reads them again when it changes.
+func (m *Metrics) Version() uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.version
 }
 
 // Status says how many nodes have measurements, when they were read, and

@@ -115,16 +115,22 @@ func NodeState(node *corev1.Node, req Requested, measured Measured) learn.NodeSt
 		RequestedMilliCPU:   req.MilliCPU,
 		RequestedMemory:     req.Memory,
 		RequestedPods:       req.Pods,
-		LatencyMs:           UnknownLatencyMs,
-	}
-	if measured.HasLatency {
-		n.LatencyMs = measured.LatencyMs
 	}
 	n.IdleWatts, n.PeakWatts = NodePower(node)
-	if measured.HasPower {
-		n.IdleWatts, n.PeakWatts = measured.IdleWatts, measured.PeakWatts
-	}
+	measured.Apply(&n)
 	return n
+}
+
+// Apply sets n's latency from m (UnknownLatencyMs when m has none) and its
+// power when m has it.
+func (m Measured) Apply(n *learn.NodeState) {
+	n.LatencyMs = UnknownLatencyMs
+	if m.HasLatency {
+		n.LatencyMs = m.LatencyMs
+	}
+	if m.HasPower {
+		n.IdleWatts, n.PeakWatts = m.IdleWatts, m.PeakWatts
+	}
 }
 
 // NodePower returns node's idle and peak watts from its annotations, else
