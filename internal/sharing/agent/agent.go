@@ -35,6 +35,9 @@ type Options struct {
 	PollInterval time.Duration
 	// AuctionWindow is how long a consumer collects offers for a quote.
 	AuctionWindow time.Duration
+	// AuctionRetry is how long after an auction that found no offer the
+	// app's pods may start another.
+	AuctionRetry time.Duration
 	// OfferHold is how long after a quote's deadline an offer holds its
 	// capacity unless acknowledged.
 	OfferHold time.Duration
@@ -61,6 +64,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.ChangeFraction, "change-fraction", 0.1, "a change of the cpu or memory advertised by at least this fraction is advertised at once")
 	fs.DurationVar(&o.PollInterval, "poll-interval", 5*time.Second, "how often consumers' decisions on advertisements are read back")
 	fs.DurationVar(&o.AuctionWindow, "auction-window", 10*time.Second, "how long offers are collected for a quote")
+	fs.DurationVar(&o.AuctionRetry, "auction-retry", time.Minute, "how long after an auction that found no offer another may start for the same pods")
 	fs.DurationVar(&o.OfferHold, "offer-hold", time.Minute, "how long after a quote's deadline an unacknowledged offer holds its capacity")
 	fs.DurationVar(&o.ReservedHold, "reserved-hold", 24*time.Hour, "how long an acknowledged offer stays reserved unless released")
 	fs.DurationVar(&o.ClockSkew, "clock-skew", 30*time.Second, "clock difference tolerated between a provider and this cluster")
@@ -81,6 +85,7 @@ func (o *Options) Default() {
 	def(&o.PollInterval, 5*time.Second)
 	def(&o.AuctionWindow, 10*time.Second)
 	def(&o.OfferHold, time.Minute)
+	def(&o.AuctionRetry, time.Minute)
 	def(&o.ReservedHold, 24*time.Hour)
 	def(&o.ClockSkew, 30*time.Second)
 	def(&o.PeerProbeInterval, 10*time.Second)

@@ -45,10 +45,17 @@ func (r *pending) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	if err := r.Get(ctx, req.NamespacedName, pod); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !unschedulable(pod) {
+		return ctrl.Result{}, nil
+	}
 	app := appOf(pod)
 	name := quoteName(r.opts.ClusterID, app)
-	if err := r.Get(ctx, client.ObjectKey{Namespace: r.opts.Namespace, Name: name}, &sharingv1alpha1.Quote{}); err == nil || !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := r.Get(ctx, client.ObjectKey{Namespace: r.opts.Namespace, Name: name}, &sharingv1alpha1.Quote{}); err == nil {
+		// An auction runs or ran for the app; one without a winner is
+		// deleted after AuctionRetry, then this pod may start the next.
+		return ctrl.Result{RequeueAfter: r.opts.AuctionRetry}, nil
+	} else if !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
 	}
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(pod.Namespace)); err != nil {
@@ -67,7 +74,7 @@ func (r *pending) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		return ctrl.Result{}, fmt.Errorf("failed to start the auction %q: %w", name, err)
 	}
 	log.FromContext(ctx).Info("Auction started", "quote", klog.KObj(q), "app", app)
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: r.opts.AuctionWindow + r.opts.AuctionRetry}, nil
 }
 
 // auction runs this consumer's auctions: sends each Quote to the provider
@@ -90,7 +97,14 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	if err := r.Get(ctx, req.NamespacedName, q); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered) != nil {
+	if c := meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered); c != nil {
+		del, wait := retryDue(c, r.clock.Now(), r.opts.AuctionRetry)
+		if !del {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		if err := r.Delete(ctx, q); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to delete the lost auction %s: %w", klog.KObj(q), err)
+		}
 		return ctrl.Result{}, nil
 	}
 	peers, err := r.peers(ctx)
@@ -179,6 +193,9 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
 	}
 	logger.Info("Auction closed", "quote", klog.KObj(q), "offer", q.Status.Offer)
+	if sel.Winner == nil {
+		return ctrl.Result{RequeueAfter: r.opts.AuctionRetry}, nil
+	}
 	return ctrl.Result{}, nil
 }
 
@@ -204,4 +221,15 @@ func (r *auction) acknowledge(ctx context.Context, p *sharingv1alpha1.Peer, q *s
 		return fmt.Errorf("failed to acknowledge offer %s to peer %q: %w", klog.KObj(o), p.Spec.ClusterID, err)
 	}
 	return nil
+}
+
+// retryDue says whether a closed auction is deleted at now, so that the
+// app's pods may start another: one that found no offer, AuctionRetry
+// after it closed; one that was won, never. wait is how long until it is.
+func retryDue(answered *metav1.Condition, now time.Time, retry time.Duration) (bool, time.Duration) {
+	if answered.Status == metav1.ConditionTrue {
+		return false, 0
+	}
+	left := answered.LastTransitionTime.Add(retry).Sub(now)
+	return left <= 0, max(left, 0)
 }

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,9 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing/agent"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
@@ -34,7 +37,8 @@ func TestAuction(t *testing.T) {
 	peer(t, home, p2, "prov-2", sharingv1alpha1.RoleProvider, "from-prov-2", "from-home", nil)
 	peer(t, p1, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-1", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.5")})
 	peer(t, p2, home, "home", sharingv1alpha1.RoleConsumer, "from-home", "from-prov-2", &sharingv1alpha1.OutgoingPolicy{SharePercent: 50, Prices: eur("0.3")})
-	stopHome := startAgent(t, home, "home")
+	retry := func(o *agent.Options) { o.AuctionRetry = 2 * time.Second }
+	stopHome := startAgent(t, home, "home", retry)
 	startAgent(t, p1, "prov-1")
 	startAgent(t, p2, "prov-2")
 
@@ -71,7 +75,7 @@ func TestAuction(t *testing.T) {
 		return cmp.Diff(1, len(list.Items))
 	})
 	stopHome()
-	startAgent(t, home, "home")
+	startAgent(t, home, "home", retry)
 
 	var won string
 	testenv.Eventually(t, 60*time.Second, "the auction closes", func() string {
@@ -119,6 +123,46 @@ func TestAuction(t *testing.T) {
 			t.Errorf("prov-1 still holds %s after being declined", r)
 		}
 	}
+
+	// A pod no provider can host loses its auction; after AuctionRetry
+	// the lost auction is deleted and the pod starts another.
+	huge := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "huge", Namespace: "apps"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: "huge", Image: "nginx", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}},
+	}}}}
+	if err := home.Client.Create(t.Context(), huge); err != nil {
+		t.Fatal(err)
+	}
+	huge.Status = pod.Status
+	if err := home.Client.Status().Update(t.Context(), huge); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[types.UID]string{}
+	testenv.Eventually(t, 60*time.Second, "a lost auction, then another", func() string {
+		var list sharingv1alpha1.QuoteList
+		if err := home.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
+			return err.Error()
+		}
+		for _, q := range list.Items {
+			if q.Spec.AppID != "apps.huge" {
+				continue
+			}
+			if c := meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered); c != nil {
+				seen[q.UID] = c.Reason
+			} else if _, ok := seen[q.UID]; !ok {
+				seen[q.UID] = "open"
+			}
+		}
+		lost := 0
+		for _, r := range seen {
+			if r == sharingv1alpha1.QuoteReasonNoCapacity {
+				lost++
+			}
+		}
+		if len(seen) >= 2 && lost >= 1 {
+			return ""
+		}
+		return fmt.Sprintf("auctions of apps.huge seen: %v", seen)
+	})
 
 	// A Release written into prov-2 frees the reservation at once.
 	offer := won[len("from-prov-2/"):]

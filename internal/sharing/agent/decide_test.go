@@ -250,3 +250,26 @@ func TestHeldCondition(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryDue(t *testing.T) {
+	closed := metav1.NewTime(t0.Add(-30 * time.Second))
+	cases := []struct {
+		name     string
+		status   metav1.ConditionStatus
+		wantDel  bool
+		wantWait time.Duration
+		retry    time.Duration
+	}{
+		{"won: kept", metav1.ConditionTrue, false, 0, time.Minute},
+		{"lost: kept until the retry", metav1.ConditionFalse, false, 30 * time.Second, time.Minute},
+		{"lost: deleted after the retry", metav1.ConditionFalse, true, 0, 10 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			del, wait := retryDue(&metav1.Condition{Status: tc.status, LastTransitionTime: closed}, t0, tc.retry)
+			if diff := cmp.Diff([]any{tc.wantDel, tc.wantWait}, []any{del, wait}); diff != "" {
+				t.Errorf("retryDue (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
