@@ -149,6 +149,14 @@ func killAndWait(ctx context.Context, procs []Process, timeout time.Duration) er
 			if alive(p.PID) {
 				left = append(left, fmt.Sprintf("%s/%s (pid %d)", p.Cluster, p.Component, p.PID))
 			}
+			if p.pgid == p.PID {
+				// The group was killed: its other members (a component's
+				// children) must be gone too, which the kernel does not
+				// finish at once under load.
+				for _, pid := range groupMembers(p.PID) {
+					left = append(left, fmt.Sprintf("a child of %s/%s (pid %d)", p.Cluster, p.Component, pid))
+				}
+			}
 		}
 		if len(left) == 0 {
 			return nil
@@ -162,6 +170,26 @@ func killAndWait(ctx context.Context, procs []Process, timeout time.Duration) er
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// groupMembers returns the processes of the process group pgid, other than
+// its leader, that have not exited.
+func groupMembers(pgid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == pgid {
+			continue
+		}
+		if info, ok := readProc(pid); ok && info.pgid == pgid && info.state != 'Z' && info.state != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // stopProcesses kills every process of the testbed and waits until none
