@@ -35,6 +35,10 @@ sim: ## Run the simulator on seed 001's VI-B scenario and print the comparison.
 k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok, metrics-server once into bin/k8s/<version>.
 	@hack/k8s-bin.sh >/dev/null
 
+.PHONY: scheduler-bin
+scheduler-bin: k8s-bin ## Build kube-scheduler with Meridian's learned Score plugin (hack/scheduler) beside the other binaries, as kube-scheduler-meridian.
+	@hack/scheduler-bin.sh >/dev/null
+
 .PHONY: prometheus
 prometheus: ## Install Debian's Prometheus server, which tests query, when it is missing.
 	@hack/prometheus.sh >/dev/null
@@ -54,7 +58,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, RBAC and the webhook configuratio
 ##@ Test
 
 .PHONY: test
-test: k8s-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end) with a summary.
+test: k8s-bin scheduler-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end, the learned scheduler plugin's module) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit
