@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -68,23 +66,7 @@ func (o *advisorServeOptions) run(cmd *cobra.Command, _ []string) error {
 	}
 	srv := &http.Server{Handler: advisor.NewServer(store, nil).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(cmd.ErrOrStderr(), "advisor: serving on http://%s (knowledge base %s)\n", ln.Addr(), store.Path)
-	ctx := cmd.Context()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdown); err != nil {
-			return err
-		}
-		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	}
+	return serveUntilDone(cmd.Context(), srv, ln)
 }
 
 type advisorEvalOptions struct {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -115,17 +114,5 @@ func (o *suggestOptions) run(cmd *cobra.Command, _ []string) error {
 		ln.Addr(), o.model, m.Reward, cache.Len(), measured)
 
 	srv := &http.Server{Handler: extender.New(m, cache, metrics).Handler(), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdown); err != nil {
-			return fmt.Errorf("failed to shut the server down: %w", err)
-		}
-		return nil
-	}
+	return serveUntilDone(ctx, srv, ln)
 }

@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/meridian-dev/meridian/internal/learn"
 	"github.com/meridian-dev/meridian/internal/learn/serve"
 	"github.com/meridian-dev/meridian/internal/learn/serve/extender"
 	"github.com/meridian-dev/meridian/internal/testbed"
@@ -83,22 +82,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 	nodes := envInt(b, "MERIDIAN_BENCH_NODES", 1000)
 	pods := envInt(b, "MERIDIAN_BENCH_PODS", 500)
 	ctx := b.Context()
-	binDir, err := testbed.FindBinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	scheduler := filepath.Join(binDir, learnedSchedulerBinary)
-	if _, err := os.Stat(scheduler); err != nil {
-		b.Fatalf("no learned kube-scheduler: run hack/scheduler-bin.sh: %v", err)
-	}
-	model, err := learn.NewModel(learn.DefaultHidden, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	modelPath := filepath.Join(b.TempDir(), "model.json")
-	if err := model.Save(modelPath); err != nil {
-		b.Fatal(err)
-	}
+	scheduler, model, modelPath := learnedScheduler(b)
 	variants := []string{"default", "plugin", "extender"}
 	reg := prometheus.NewRegistry()
 	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "meridian_node_latency_ms", Help: "Latency to the users."}, []string{"node"})
@@ -124,7 +108,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 			b.Errorf("failed to stop the testbed: %v", err)
 		}
 	})
-	if _, err := testbed.Up(ctx, testbed.Options{Name: "e2e-throughput", Dir: dir, BinDir: binDir,
+	if _, err := testbed.Up(ctx, testbed.Options{Name: "e2e-throughput", Dir: dir, BinDir: filepath.Dir(scheduler),
 		Profile: testbed.Uniform(testbed.UniformOptions{Clusters: 0})}); err != nil {
 		b.Fatalf("failed to start the testbed: %v", err)
 	}

@@ -62,25 +62,7 @@ func TestLearnedScheduler(t *testing.T) {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
 	}
 	ctx := t.Context()
-	binDir, err := testbed.FindBinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheduler := filepath.Join(binDir, learnedSchedulerBinary)
-	if _, err := os.Stat(scheduler); err != nil {
-		t.Fatalf("no learned kube-scheduler: run hack/scheduler-bin.sh: %v", err)
-	}
-
-	// The model: any model ranks; a fixed seed makes the ranking
-	// reproducible.
-	model, err := learn.NewModel(learn.DefaultHidden, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	modelPath := filepath.Join(t.TempDir(), "model.json")
-	if err := model.Save(modelPath); err != nil {
-		t.Fatal(err)
-	}
+	scheduler, model, modelPath := learnedScheduler(t)
 
 	const cluster, workers = "learned", 6
 	latency := map[string]float64{}
@@ -102,7 +84,7 @@ func TestLearnedScheduler(t *testing.T) {
 			t.Errorf("failed to stop the testbed: %v", err)
 		}
 	})
-	if _, err := testbed.Up(ctx, testbed.Options{Name: "e2e-learned", Dir: dir, BinDir: binDir,
+	if _, err := testbed.Up(ctx, testbed.Options{Name: "e2e-learned", Dir: dir, BinDir: filepath.Dir(scheduler),
 		Profile: testbed.Uniform(testbed.UniformOptions{Clusters: 0})}); err != nil {
 		t.Fatalf("failed to start the testbed: %v", err)
 	}
@@ -264,4 +246,27 @@ func modelsFirst(t *testing.T, c client.Client, model *learn.Model, pod *corev1.
 		}
 	}
 	return top
+}
+
+// learnedScheduler returns the learned kube-scheduler that
+// hack/scheduler-bin.sh builds, and a model saved for it. Any model ranks; a
+// fixed seed makes the ranking reproducible.
+func learnedScheduler(tb testing.TB) (binary string, model *learn.Model, path string) {
+	tb.Helper()
+	binDir, err := testbed.FindBinDir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	binary = filepath.Join(binDir, learnedSchedulerBinary)
+	if _, err := os.Stat(binary); err != nil {
+		tb.Fatalf("no learned kube-scheduler: run make scheduler-bin: %v", err)
+	}
+	if model, err = learn.NewModel(learn.DefaultHidden, 5); err != nil {
+		tb.Fatal(err)
+	}
+	path = filepath.Join(tb.TempDir(), "model.json")
+	if err := model.Save(path); err != nil {
+		tb.Fatal(err)
+	}
+	return binary, model, path
 }
