@@ -102,7 +102,7 @@ func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1
 		return nil, err
 	}
 	var samples []optimizer.Sample
-	if kb != nil && sameMetrics(kb, cfg) {
+	if kb != nil && kb.Holds(cfg) {
 		samples = kb.Samples
 	}
 	opt, err := optimizer.New(cfg, samples)
@@ -119,20 +119,6 @@ func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1
 	r.optimizers[key] = st
 	r.mu.Unlock()
 	return st, nil
-}
-
-// sameMetrics says whether kb's samples hold the metrics cfg names, in the
-// same order.
-func sameMetrics(kb *advisor.KnowledgeBase, cfg optimizer.Config) bool {
-	if kb.Target != cfg.Target.Name || len(kb.Inputs) != len(cfg.Inputs) {
-		return false
-	}
-	for i := range kb.Inputs {
-		if kb.Inputs[i] != cfg.Inputs[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // optimize runs one interval of the optimizer mode: evaluates the queries,

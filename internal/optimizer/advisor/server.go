@@ -116,7 +116,7 @@ func (s *Server) handleInit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if stored != nil && len(stored.Samples) > 0 {
-			if !slices.Equal(stored.Inputs, cfg.Inputs) || stored.Target != cfg.Target.Name {
+			if !stored.Holds(cfg) {
 				writeError(w, http.StatusBadRequest, bad("constants.m_opt_init_knowledge_base",
 					"use_existing, but the stored knowledge base holds inputs %v and target %q, not %v and %q: send build_new to start over",
 					stored.Inputs, stored.Target, cfg.Inputs, cfg.Target.Name))

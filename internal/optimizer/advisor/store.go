@@ -21,6 +21,12 @@ type KnowledgeBase struct {
 	Samples []optimizer.Sample `json:"samples"`
 }
 
+// Holds reports whether kb's samples are of the metrics cfg names: its
+// inputs in the same order, and its target.
+func (kb *KnowledgeBase) Holds(cfg optimizer.Config) bool {
+	return slices.Equal(kb.Inputs, cfg.Inputs) && kb.Target == cfg.Target.Name
+}
+
 // Store keeps the knowledge base.
 type Store interface {
 	// Load returns the stored knowledge base, nil if there is none.
