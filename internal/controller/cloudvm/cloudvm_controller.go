@@ -152,9 +152,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		vm.Status.ObservedGeneration = vm.Generation
 		if !equality.Semantic.DeepEqual(before.Status, vm.Status) {
 			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-			if err := r.Client.Status().Patch(ctx, vm, patch); client.IgnoreNotFound(err) != nil {
+			err := r.Client.Status().Patch(ctx, vm, patch)
+			if client.IgnoreNotFound(err) != nil {
 				retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of CloudVM %s: %w", req, err))
 				return
+			}
+			if err != nil {
+				return // the CloudVM is gone
 			}
 		}
 		// Counted only once the status holding the figure is written: a

@@ -38,12 +38,11 @@ func init() {
 type jobAccounting struct {
 	realised, expected, baseline float64
 	hasExpected                  bool
+	// message explains the figure in the EmissionsAccounted event.
+	message string
 }
 
 func (a *jobAccounting) count() {
-	if a == nil {
-		return
-	}
 	emissionsGrams.WithLabelValues("realised").Add(a.realised)
 	if a.hasExpected {
 		emissionsGrams.WithLabelValues("expected").Add(a.expected)
@@ -132,6 +131,6 @@ func (r *Reconciler) account(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		a.expected, a.baseline, a.hasExpected = expected, baseline, true
 		msg += fmt.Sprintf("; forecast %s g at the planned start, %s g at once", e.ExpectedGrams, e.BaselineGrams)
 	}
-	r.event(mcj, corev1.EventTypeNormal, "EmissionsAccounted", "%s", msg)
+	a.message = msg
 	return 0, a, nil
 }

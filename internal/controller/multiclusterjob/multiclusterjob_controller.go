@@ -131,12 +131,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	var accounted *jobAccounting
 	defer func() {
 		mcj.Status.ObservedGeneration = mcj.Generation
-		if err := r.Client.Status().Patch(ctx, mcj, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		patch := client.MergeFrom(before)
+		if accounted != nil {
+			// A pass that read a stale copy, without the figure a pass
+			// just wrote, must not record and count it again.
+			patch = client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+		}
+		err := r.Client.Status().Patch(ctx, mcj, patch)
+		if client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of MultiClusterJob %s: %w", req, err))
 			return
 		}
 		// Counted only once the status holding the figure is written.
-		accounted.count()
+		if accounted != nil && err == nil {
+			accounted.count()
+			r.event(mcj, corev1.EventTypeNormal, "EmissionsAccounted", "%s", accounted.message)
+		}
 	}()
 
 	members, err := r.observe(ctx, mcj)
