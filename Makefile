@@ -12,6 +12,9 @@ CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT  := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_TEST_FLAGS  ?=
+# Components with their own ClusterRole: name=packages whose +kubebuilder:rbac
+# markers make it (+ between packages).
+RBAC_COMPONENTS := controller=./internal/controller/... agent=./internal/sharing/agent/...+./internal/virtualnode/...
 
 ##@ General
 
@@ -39,6 +42,10 @@ k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, 
 scheduler-bin: k8s-bin ## Build kube-scheduler with Meridian's learned Score plugin (hack/scheduler) beside the other binaries, as kube-scheduler-meridian.
 	@hack/scheduler-bin.sh >/dev/null
 
+.PHONY: helm-bin
+helm-bin: ## Build the helm binary the chart tests run (hack/helm-bin.sh, about a minute the first time) into bin/helm/.
+	@hack/helm-bin.sh >/dev/null
+
 .PHONY: prometheus
 prometheus: ## Install Debian's Prometheus server, which tests query, when it is missing.
 	@hack/prometheus.sh >/dev/null
@@ -50,20 +57,28 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code from the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs, RBAC and the webhook configuration into config/ from markers.
+manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the webhook configuration into config/ from markers, and copy them into the Helm chart.
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=meridian-controller paths=./internal/... output:rbac:artifacts:config=config/rbac
+	@# One ClusterRole per component, from the markers of the packages it runs.
+	@set -e; for c in $(RBAC_COMPONENTS); do \
+	  name=$${c%%=*}; paths=$$(echo "$${c#*=}" | tr + ";"); \
+	  $(CONTROLLER_GEN) rbac:roleName=meridian-$$name paths="$$paths" output:rbac:artifacts:config=config/rbac/$$name; \
+	done
 	$(CONTROLLER_GEN) webhook paths=./internal/webhook/... output:webhook:artifacts:config=config/webhook
+	@rm -rf charts/meridian/crds charts/meridian/files && mkdir -p charts/meridian/crds charts/meridian/files/rbac
+	cp config/crd/bases/*.yaml charts/meridian/crds/
+	cp config/webhook/manifests.yaml charts/meridian/files/webhook.yaml
+	@for d in config/rbac/*/; do cp $$d/role.yaml charts/meridian/files/rbac/$$(basename $$d).yaml; done
 
 ##@ Test
 
 .PHONY: test
-test: k8s-bin scheduler-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end, the learned scheduler plugin's module) with a summary.
+test: k8s-bin scheduler-bin helm-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end, the Helm chart, the learned scheduler plugin's module) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit
-test-unit: prometheus ## Run the tests that need no API server.
-	MERIDIAN_PROMETHEUS="$${MERIDIAN_PROMETHEUS:-$$(hack/prometheus.sh)}" go test $(GO_TEST_FLAGS) -short ./...
+test-unit: helm-bin prometheus ## Run the tests that need no API server.
+	MERIDIAN_HELM="$${MERIDIAN_HELM:-$$(hack/helm-bin.sh)}" MERIDIAN_PROMETHEUS="$${MERIDIAN_PROMETHEUS:-$$(hack/prometheus.sh)}" go test $(GO_TEST_FLAGS) -short ./...
 
 .PHONY: test-e2e
 test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale).
@@ -103,9 +118,9 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 .PHONY: verify
 verify: generate manifests ## Fail if generated code or manifests are stale, or go.mod is untidy.
 	go mod tidy
-	@if [ -n "$$(git status --porcelain -- api config go.mod go.sum)" ]; then \
+	@if [ -n "$$(git status --porcelain -- api config charts/meridian go.mod go.sum)" ]; then \
 	  echo "generated files are stale; run 'make generate manifests' and 'go mod tidy' and commit:"; \
-	  git status --porcelain -- api config go.mod go.sum; git --no-pager diff --stat -- api config go.mod go.sum; exit 1; fi
+	  git status --porcelain -- api config charts/meridian go.mod go.sum; git --no-pager diff --stat -- api config go.mod go.sum; exit 1; fi
 	@echo "generated files are up to date"
 
 ##@ Tools

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs Meridian's tests, unit and envtest (real API servers from
-# `make k8s-bin`, a real Prometheus from `make prometheus`), streams go
-# test's output and ends with a summary.
+# `make k8s-bin`, a real Prometheus from `make prometheus`, helm from
+# `make helm-bin`), streams go test's output and ends with a summary.
 #
 # Usage: hack/test.sh [packages...]   (default ./...)
 # GO_TEST_FLAGS adds flags to go test, for example GO_TEST_FLAGS=-race.
@@ -13,6 +13,8 @@ export KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/k8s-bin.sh 2>/dev/null |
 echo "Kubernetes binaries: $KUBEBUILDER_ASSETS"
 export MERIDIAN_PROMETHEUS="${MERIDIAN_PROMETHEUS:-$(hack/prometheus.sh | tail -1)}"
 echo "Prometheus: $MERIDIAN_PROMETHEUS"
+export MERIDIAN_HELM="${MERIDIAN_HELM:-$(hack/helm-bin.sh | tail -1)}"
+echo "helm: $MERIDIAN_HELM"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -1,7 +1,8 @@
 // Package controller is the home of Meridian's management-plane
 // reconcilers, one per subpackage (internal/controller/<kind>), and of the
 // permissions they need in the management cluster. The markers below are
-// the source of config/rbac/role.yaml (`make manifests`); member clusters
+// the source of config/rbac/controller/role.yaml (`make manifests`; the Helm
+// chart's controller ClusterRole is a copy); member clusters
 // are reached with the credentials of each Cluster's kubeconfig Secret, not
 // with this role.
 //

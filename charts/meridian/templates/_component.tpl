@@ -1,0 +1,87 @@
+{{/*
+meridian.agentLike renders an optional component that talks to its own
+cluster's API server: a ServiceAccount, a ClusterRole from the
++kubebuilder:rbac markers of its packages (files/rbac/<component>.yaml,
+written by make manifests), its binding and a Deployment running
+`meridian <component>`.
+Call: include "meridian.agentLike" (dict "root" . "component" "agent" "values" .Values.agent)
+*/}}
+{{- define "meridian.agentLike" -}}
+{{- $name := include "meridian.component" . }}
+{{- $rules := .root.Files.Get (printf "files/rbac/%s.yaml" .component) }}
+{{- if not $rules }}
+{{- fail (printf "%s.enabled: this chart has no RBAC for %s (files/rbac/%s.yaml); run make manifests" .component .component .component) }}
+{{- end }}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ $name }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+rules: {{- ($rules | fromYaml).rules | toYaml | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: {{ $name }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {{ $name }}
+subjects:
+- kind: ServiceAccount
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .values.replicas }}
+  selector:
+    matchLabels: {{- include "meridian.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels: {{- include "meridian.selectorLabels" . | nindent 8 }}
+    spec:
+      {{- include "meridian.podSpec" . | nindent 6 }}
+      containers:
+      - name: {{ .component }}
+        image: {{ include "meridian.image" .root }}
+        imagePullPolicy: {{ .root.Values.image.pullPolicy }}
+        args:
+        - {{ .component }}
+        - --leader-elect={{ gt (int .values.replicas) 1 }}
+        - --metrics-bind-address=:{{ .root.Values.metrics.port }}
+        - --health-probe-bind-address=:8081
+        {{- with .values.extraArgs }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        ports:
+        - {name: metrics, containerPort: {{ .root.Values.metrics.port }}}
+        - {name: health, containerPort: 8081}
+        {{- include "meridian.probes" . | nindent 8 }}
+        resources: {{- toYaml .values.resources | nindent 10 }}
+        securityContext: {{- toYaml .root.Values.securityContext | nindent 10 }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $name }}-metrics
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+spec:
+  selector: {{- include "meridian.selectorLabels" . | nindent 4 }}
+  ports:
+  - {name: metrics, port: {{ .root.Values.metrics.port }}, targetPort: metrics}
+{{- end -}}
