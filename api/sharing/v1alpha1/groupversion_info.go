@@ -25,6 +25,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Offer{}, &OfferList{},
 		&Acknowledgement{}, &AcknowledgementList{},
 		&Release{}, &ReleaseList{},
+		&CapacityQuery{}, &CapacityQueryList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

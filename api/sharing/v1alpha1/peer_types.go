@@ -131,6 +131,17 @@ type PeerSpec struct {
 	// disabled stops all sharing with the peer without forgetting it.
 	// +optional
 	Disabled bool `json:"disabled,omitempty"`
+
+	// broker marks the peer as an advertisement broker (meridian broker),
+	// not a cluster that hosts pods. With role Consumer or Both this
+	// cluster publishes its advertisements to the broker and answers the
+	// quotes the broker forwards, as to any consumer; with role Provider or
+	// Both this cluster's auctions are run by the broker: the Quote goes to
+	// the broker only, which collects the providers' offers, picks and
+	// acknowledges the winner and writes the result into the Quote's
+	// status there.
+	// +optional
+	Broker bool `json:"broker,omitempty"`
 }
 
 // PeerStatus is what the agent last observed of a peer.
@@ -171,6 +182,7 @@ type PeerStatus struct {
 // +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.role`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="Broker",type=boolean,JSONPath=`.spec.broker`,priority=1
 // +kubebuilder:printcolumn:name="Share",type=integer,JSONPath=`.spec.outgoing.sharePercent`,description="Percent of spare capacity advertised to the peer"
 // +kubebuilder:printcolumn:name="Latency",type=string,JSONPath=`.status.latency`,priority=1
 // +kubebuilder:printcolumn:name="API Server",type=string,JSONPath=`.spec.apiServer`,priority=1

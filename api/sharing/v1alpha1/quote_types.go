@@ -99,10 +99,19 @@ type QuoteStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// offer names the Offer the provider wrote into the consumer.
+	// offer names the Offer the provider wrote into the consumer; for a
+	// closed auction, the winning Offer as "<namespace>/<name>".
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Offer string `json:"offer,omitempty"`
+
+	// provider that won the auction, once it closed with a winner.
+	// +optional
+	Provider ClusterID `json:"provider,omitempty"`
+
+	// price of the winning offer for every component, per hour.
+	// +optional
+	Price *Money `json:"price,omitempty"`
 }
 
 // Quote asks a provider for an offer to host an application's components
@@ -115,6 +124,8 @@ type QuoteStatus struct {
 // +kubebuilder:printcolumn:name="App",type=string,JSONPath=`.spec.appID`
 // +kubebuilder:printcolumn:name="Deadline",type=date,JSONPath=`.spec.deadline`
 // +kubebuilder:printcolumn:name="Answered",type=string,JSONPath=`.status.conditions[?(@.type=="Answered")].status`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.status.provider`
+// +kubebuilder:printcolumn:name="Price",type=string,JSONPath=`.status.price.amount`,priority=1
 // +kubebuilder:printcolumn:name="Offer",type=string,JSONPath=`.status.offer`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Quote struct {

@@ -25,6 +25,19 @@ const (
 	// LabelCurrency is on every virtual node that has prices.
 	LabelCurrency = "sharing.meridian.dev/currency"
 
+	// LabelBrokerMember is on every namespace of a broker's API server that
+	// a member cluster writes into, with that member's cluster ID. Only the
+	// broker's administrator sets it (meridian broker onboard); the broker
+	// attributes everything in the namespace to that cluster, never to the
+	// cluster ID a message claims.
+	LabelBrokerMember = "sharing.meridian.dev/broker-member"
+	// AnnotationBrokerIdentity is on every broker member namespace, with
+	// the username the member authenticates as (its service account).
+	AnnotationBrokerIdentity = "sharing.meridian.dev/broker-identity"
+	// LabelOnBehalfOf is on every Quote a broker forwards to a provider,
+	// with the cluster ID of the consumer whose auction it is.
+	LabelOnBehalfOf = "sharing.meridian.dev/on-behalf-of"
+
 	// TaintVirtualNode keeps pods off virtual nodes unless they tolerate
 	// it: workloads opt into running in another cluster.
 	TaintVirtualNode = "sharing.meridian.dev/virtual-node"
