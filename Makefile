@@ -57,7 +57,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code from the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the webhook configuration into config/ from markers, and copy them into the Helm chart.
+manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the webhook configuration into config/ from markers, and copy them (and the Grafana dashboards) into the Helm chart.
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./api/... output:crd:artifacts:config=config/crd/bases
 	@# One ClusterRole per component, from the markers of the packages it runs.
 	@set -e; for c in $(RBAC_COMPONENTS); do \
@@ -69,6 +69,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the web
 	cp config/crd/bases/*.yaml charts/meridian/crds/
 	cp config/webhook/manifests.yaml charts/meridian/files/webhook.yaml
 	@for d in config/rbac/*/; do cp $$d/role.yaml charts/meridian/files/rbac/$$(basename $$d).yaml; done
+	@mkdir -p charts/meridian/files/grafana && cp config/grafana/*.json charts/meridian/files/grafana/
 
 ##@ Test
 

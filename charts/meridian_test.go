@@ -203,6 +203,23 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 			}
 		},
 	}, {
+		name: "Grafana dashboards for the sidecar",
+		args: []string{"--set", "grafana.dashboards.enabled=true"},
+		want: map[string][]string{"-controller": {"controller"}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			cm := find(t, objs, "ConfigMap", "-dashboard-meridian")
+			if cm.GetLabels()["grafana_dashboard"] != "1" {
+				t.Errorf("dashboard ConfigMap labels = %v, want grafana_dashboard=1", cm.GetLabels())
+			}
+			want, err := os.ReadFile("../config/grafana/meridian.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _, _ := unstructured.NestedString(cm.Object, "data", "meridian.json"); got != string(want) {
+				t.Error("the dashboard ConfigMap does not hold config/grafana/meridian.json")
+			}
+		},
+	}, {
 		name:   "agent alone in a member cluster",
 		args:   []string{"--set", "controller.enabled=false,agent.enabled=true,agent.replicas=2"},
 		want:   map[string][]string{"-agent": {"agent", "--leader-elect=true"}},
@@ -327,24 +344,27 @@ func TestRBACHasNoWildcards(t *testing.T) {
 	}
 }
 
-// The chart installs the CRDs make manifests generates, unchanged.
-func TestMeridianChartCRDsAreTheGeneratedOnes(t *testing.T) {
-	generated, err := filepath.Glob("../config/crd/bases/*.yaml")
-	if err != nil || len(generated) == 0 {
-		t.Fatalf("no CRDs in config/crd/bases (%v)", err)
-	}
-	inChart, _ := filepath.Glob(filepath.Join(chart, "crds", "*.yaml"))
-	if len(inChart) != len(generated) {
-		t.Errorf("the chart has %d CRDs, config/crd/bases %d: run make manifests", len(inChart), len(generated))
-	}
-	for _, path := range generated {
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+// The chart installs the CRDs make manifests generates and ships the
+// Grafana dashboards of config/grafana, unchanged.
+func TestMeridianChartCopiesAreCurrent(t *testing.T) {
+	for source, copies := range map[string]string{"../config/crd/bases/*.yaml": "crds", "../config/grafana/*.json": "files/grafana"} {
+		originals, err := filepath.Glob(source)
+		if err != nil || len(originals) == 0 {
+			t.Fatalf("nothing matches %s (%v)", source, err)
 		}
-		got, err := os.ReadFile(filepath.Join(chart, "crds", filepath.Base(path)))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("crds/%s differs from %s (%v): run make manifests", filepath.Base(path), path, err)
+		inChart, _ := filepath.Glob(filepath.Join(chart, copies, "*"))
+		if len(inChart) != len(originals) {
+			t.Errorf("the chart's %s has %d files, %s matches %d: run make manifests", copies, len(inChart), source, len(originals))
+		}
+		for _, path := range originals {
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(chart, copies, filepath.Base(path)))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s/%s differs from %s (%v): run make manifests", copies, filepath.Base(path), path, err)
+			}
 		}
 	}
 }
