@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -102,6 +103,9 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		if !del {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
+		if err := r.forgetAtBroker(ctx, q); err != nil {
+			return ctrl.Result{}, err
+		}
 		if err := r.Delete(ctx, q); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to delete the lost auction %s: %w", klog.KObj(q), err)
 		}
@@ -110,6 +114,10 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	peers, err := r.peers(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if b := brokerOf(peers); b != nil {
+		// A broker runs this cluster's auctions (Peer.spec.broker).
+		return r.brokered(ctx, q, b)
 	}
 	now := r.clock.Now()
 	if now.Before(q.Spec.Deadline.Time) {
@@ -185,6 +193,7 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		Message: fmt.Sprintf("no fitting offer among %d", len(bids))}
 	if sel.Winner != nil {
 		q.Status.Offer = sel.Winner.Namespace + "/" + sel.Winner.Name
+		q.Status.Provider, q.Status.Price = sel.Winner.Spec.Provider, winningPrice(sel)
 		cond.Status, cond.Reason = metav1.ConditionTrue, sharingv1alpha1.QuoteReasonOffered
 		cond.Message = fmt.Sprintf("won by %s at %s %s per hour among %d offers", sel.Winner.Spec.Provider, ratString(sel), sel.Currency, len(bids))
 	}
@@ -197,6 +206,14 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		return ctrl.Result{RequeueAfter: r.opts.AuctionRetry}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// winningPrice is the winner's price for the whole quote per hour.
+func winningPrice(sel sharing.Selection) *sharingv1alpha1.Money {
+	if sel.PricePerHour == nil {
+		return nil
+	}
+	return &sharingv1alpha1.Money{Amount: resource.MustParse(sel.PricePerHour.FloatString(6)), Currency: sel.Currency, Period: sharingv1alpha1.PeriodHour}
 }
 
 func ratString(sel sharing.Selection) string {

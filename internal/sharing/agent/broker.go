@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+)
+
+// ReasonBrokerSilent closes an auction whose broker wrote no result by
+// the deadline plus the auction window.
+const ReasonBrokerSilent = "BrokerDidNotAnswer"
+
+// brokerOf returns the enabled Peer that runs this cluster's auctions: a
+// broker (spec.broker) this cluster borrows through.
+func brokerOf(peers []sharingv1alpha1.Peer) *sharingv1alpha1.Peer {
+	for i := range peers {
+		if peers[i].Spec.Broker && borrowsFrom(&peers[i]) {
+			return &peers[i]
+		}
+	}
+	return nil
+}
+
+// brokered moves on an auction the broker runs: before the deadline the
+// Quote is sent to the broker (into this cluster's namespace there); after
+// it, the broker's result, written into the status of that copy, is copied
+// into the local Quote. The broker forwards, collects, picks with
+// sharing.SelectOffer and acknowledges; this cluster only learns the
+// result.
+func (r *auction) brokered(ctx context.Context, q *sharingv1alpha1.Quote, broker *sharingv1alpha1.Peer) (ctrl.Result, error) {
+	rem, err := r.remotes.of(ctx, broker)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	now := r.clock.Now()
+	if now.Before(q.Spec.Deadline.Time) {
+		out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}, Spec: q.Spec}
+		if err := rem.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ctrl.Result{}, fmt.Errorf("failed to send quote %s to broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
+		}
+		return ctrl.Result{RequeueAfter: q.Spec.Deadline.Sub(now) + 100*time.Millisecond}, nil
+	}
+	there := &sharingv1alpha1.Quote{}
+	err = rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: q.Name}, there)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("failed to read the result of quote %s from broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
+	}
+	result := meta.FindStatusCondition(there.Status.Conditions, sharingv1alpha1.QuoteAnswered)
+	if result == nil {
+		if wait := q.Spec.Deadline.Add(r.opts.AuctionWindow).Sub(now); wait > 0 {
+			return ctrl.Result{RequeueAfter: min(wait, time.Second)}, nil
+		}
+		result = &metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: metav1.ConditionFalse, Reason: ReasonBrokerSilent,
+			Message: fmt.Sprintf("broker %q wrote no result by %s", broker.Spec.ClusterID, q.Spec.Deadline.Add(r.opts.AuctionWindow).UTC().Format(time.RFC3339))}
+	}
+	patch := client.MergeFrom(q.DeepCopy())
+	q.Status.Offer, q.Status.Provider, q.Status.Price = there.Status.Offer, there.Status.Provider, there.Status.Price
+	meta.SetStatusCondition(&q.Status.Conditions, metav1.Condition{Type: result.Type, Status: result.Status, Reason: result.Reason,
+		Message: fmt.Sprintf("through broker %q: %s", broker.Spec.ClusterID, result.Message)})
+	if err := r.Status().Patch(ctx, q, patch); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
+	}
+	log.FromContext(ctx).Info("Auction closed by the broker", "quote", klog.KObj(q), "broker", broker.Spec.ClusterID, "provider", q.Status.Provider)
+	if result.Status != metav1.ConditionTrue {
+		return ctrl.Result{RequeueAfter: r.opts.AuctionRetry}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// forgetAtBroker deletes the broker's copy of a lost auction, so that the
+// next auction of the same application, which has the same name, is sent
+// afresh.
+func (r *auction) forgetAtBroker(ctx context.Context, q *sharingv1alpha1.Quote) error {
+	peers, err := r.peers(ctx)
+	if err != nil {
+		return err
+	}
+	broker := brokerOf(peers)
+	if broker == nil {
+		return nil
+	}
+	rem, err := r.remotes.of(ctx, broker)
+	if err != nil {
+		return err
+	}
+	there := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}}
+	if err := rem.Delete(ctx, there); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete the lost auction %s at broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
+	}
+	return nil
+}
+
+// The broker (package broker) reaches its members and decides what they
+// publish with the agent's own parts, exported here so that no rule is
+// written twice.
+
+// Remotes builds clients for peers' API servers from their credentials
+// Secrets (a kubeconfig whose context's namespace is where to write) and
+// keeps them until the Secret changes.
+type Remotes struct{ r *remotes }
+
+// NewRemotes returns Remotes that read credentials Secrets with reader.
+func NewRemotes(reader client.Reader, scheme *runtime.Scheme) *Remotes {
+	return &Remotes{r: newRemotes(reader, scheme)}
+}
+
+// Of returns a client for peer's API server and the namespace to write
+// into there.
+func (r *Remotes) Of(ctx context.Context, peer *sharingv1alpha1.Peer) (client.Client, string, error) {
+	rem, err := r.r.of(ctx, peer)
+	if err != nil {
+		return nil, "", err
+	}
+	return rem.Client, rem.namespace, nil
+}
+
+// Precheck is what a receiver decides of an advertisement before any
+// policy: it comes from no Peer (by the namespace it was written into),
+// claims another cluster ID than that Peer's, is for another receiver than
+// self, is invalid or expired. ok is true when none of these holds.
+func Precheck(adv *sharingv1alpha1.Advertisement, peer *sharingv1alpha1.Peer, self sharingv1alpha1.ClusterID, now time.Time, skew time.Duration) (reason, message string, ok bool) {
+	v := precheck(adv, peer, self, now, skew)
+	if v == nil {
+		return "", "", true
+	}
+	return v.Reason, v.Message, false
+}
+
+// WriteDecision puts a receiver's decision on adv into its status, with
+// the Accepted and Expired conditions, as the consumer's agent writes it.
+func WriteDecision(adv *sharingv1alpha1.Advertisement, decision sharingv1alpha1.AdvertisementDecision, reason, message string) {
+	writeVerdict(&adv.Status, verdict{Decision: decision, Reason: reason, Message: message}, adv)
+}
+
+// PricesOf returns the prices that hold for adv: its own when it is Full,
+// else those of the last Full one the receiver kept in the annotation
+// AnnotationFullPrices; false when there are none yet.
+func PricesOf(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool) { return pricesOf(adv) }
+
+// PodPrice is what one pod with requests costs per hour under prices, as a
+// provider prices an offer for it.
+func PodPrice(requests corev1.ResourceList, prices []sharingv1alpha1.Price) *sharingv1alpha1.Money {
+	return priceOf([]replica{{requests: requests}}, prices, "")
+}
