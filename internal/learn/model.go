@@ -105,6 +105,12 @@ func Read(r io.Reader) (*Model, error) {
 			f.Schema.Version, strings.Join(f.Schema.Node, ","), strings.Join(f.Schema.Pod, ","),
 			want.Version, strings.Join(want.Node, ","), strings.Join(want.Pod, ","))
 	}
+	// The hidden widths decide how much NewNetwork allocates: check them
+	// against the parameters the file holds first, so that a file of a
+	// few bytes cannot ask for terabytes.
+	if !fills(len(want.Node)+len(want.Pod), f.Hidden, len(f.Params)) {
+		return nil, fmt.Errorf("params: %d values do not fill a network of hidden widths %v", len(f.Params), f.Hidden)
+	}
 	net, err := NewNetwork(len(want.Node), len(want.Pod), f.Hidden, 0)
 	if err != nil {
 		return nil, fmt.Errorf("invalid model shape: %w", err)
@@ -117,6 +123,30 @@ func Read(r io.Reader) (*Model, error) {
 		f.Info = map[string]string{}
 	}
 	return &Model{Net: net, Reward: f.Reward, Info: f.Info}, nil
+}
+
+// fills reports whether params values can fill a network of inputs
+// features and the hidden widths, without computing a count that would
+// overflow. A width that is not positive passes, for NewNetwork to refuse
+// with its reason.
+func fills(inputs int, hidden []int, params int) bool {
+	in, c := inputs, 0
+	for _, out := range append(slices.Clone(hidden), 1) {
+		if out <= 0 {
+			return true
+		}
+		if out > params {
+			return false
+		}
+		// in and out are at most params, which the file's length bounds,
+		// so the product does not overflow.
+		c += 2*in*out + out
+		if c > params {
+			return false
+		}
+		in = out
+	}
+	return c == params
 }
 
 // Load reads the model file at path; see Read.
