@@ -76,7 +76,10 @@ func parseRow(rec []string, threshold time.Duration) (Task, string, error) {
 	if len(rec) != len(TraceColumns) {
 		return Task{}, "*", fmt.Errorf("%d columns, want %d", len(rec), len(TraceColumns))
 	}
-	number := func(i int, min float64) (float64, error) {
+	// The upper bounds keep the conversions to time.Duration, int64 bytes
+	// and int32 replicas from overflowing into negative values.
+	const maxSeconds, maxMilliCPU, maxMiB = 1e9, 1e12, 1e12
+	number := func(i int, min, max float64) (float64, error) {
 		v, err := strconv.ParseFloat(rec[i], 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("%q is not a number", rec[i])
@@ -84,17 +87,20 @@ func parseRow(rec []string, threshold time.Duration) (Task, string, error) {
 		if v < min {
 			return 0, fmt.Errorf("%g: must be at least %g", v, min)
 		}
+		if v > max {
+			return 0, fmt.Errorf("%g: must be at most %g", v, max)
+		}
 		return v, nil
 	}
 	t := Task{Name: rec[0], Location: rec[7], Replicas: 1}
 	if t.Name == "" {
 		return t, TraceColumns[0], fmt.Errorf("must not be empty")
 	}
-	submit, err := number(1, 0)
+	submit, err := number(1, 0, maxSeconds)
 	if err != nil {
 		return t, TraceColumns[1], err
 	}
-	duration, err := number(2, 1)
+	duration, err := number(2, 1, maxSeconds)
 	if err != nil {
 		return t, TraceColumns[2], err
 	}
@@ -111,17 +117,17 @@ func parseRow(rec []string, threshold time.Duration) (Task, string, error) {
 	default:
 		return t, TraceColumns[3], fmt.Errorf("%q: must be %s, %s or empty", rec[3], placement.KindDeployment, placement.KindJob)
 	}
-	cpu, err := number(4, 1)
+	cpu, err := number(4, 1, maxMilliCPU)
 	if err != nil {
 		return t, TraceColumns[4], err
 	}
-	mem, err := number(5, 1)
+	mem, err := number(5, 1, maxMiB)
 	if err != nil {
 		return t, TraceColumns[5], err
 	}
 	t.MilliCPU, t.Memory = int64(cpu), int64(mem*(1<<20))
 	if rec[6] != "" {
-		n, err := number(6, 1)
+		n, err := number(6, 1, math.MaxInt32)
 		if err != nil {
 			return t, TraceColumns[6], err
 		}
