@@ -55,10 +55,12 @@ func ReadTrace(r io.Reader, file string, threshold time.Duration, known func(str
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			// FieldPos is for records read without error: after a
+			// csv.ParseError (which gives its own line) it panics.
 			return nil, fmt.Errorf("failed to read %s: %w", file, err)
 		}
+		line, _ := cr.FieldPos(0)
 		t, column, err := parseRow(rec, threshold)
 		if err == nil && t.Location != "" && known != nil && !known(t.Location) {
 			column, err = TraceColumns[7], fmt.Errorf("%q is not a cluster of the scenario", t.Location)
