@@ -108,20 +108,33 @@ func EncodeNode(row []float64, n *NodeState, p *PodState) {
 	row[3] = frac(n.RequestedMilliCPU, n.AllocatableMilliCPU)
 	row[4] = frac(n.RequestedMemory, n.AllocatableMemory)
 	row[5] = frac(n.RequestedPods, n.AllocatablePods)
-	row[6] = min(frac(n.RequestedMilliCPU+p.MilliCPU, n.AllocatableMilliCPU), 2)
-	row[7] = min(frac(n.RequestedMemory+p.Memory, n.AllocatableMemory), 2)
 	row[8] = 0
 	if n.Active() {
 		row[8] = 1
 	}
 	row[9] = n.LatencyMs / latencyScale
-	row[10] = 0
-	if p.SoftLatencyMs > 0 && n.LatencyMs > p.SoftLatencyMs {
-		span := limitOrNone(p.HardLatencyMs) - p.SoftLatencyMs
-		row[10] = math.Min((n.LatencyMs-p.SoftLatencyMs)/math.Max(span, 1), 2)
-	}
 	row[11] = n.IdleWatts / wattScale
 	row[12] = n.PeakWatts / wattScale
+	row[colCPUWithPod], row[colMemoryWithPod], row[colOverSoft] = encodeWithPod(n, p)
+}
+
+// The node columns that depend on the pod as well as the node: a
+// CachedScorer keeps the others between pods.
+const (
+	colCPUWithPod    = 6
+	colMemoryWithPod = 7
+	colOverSoft      = 10
+)
+
+// encodeWithPod returns the node columns that depend on the pod.
+func encodeWithPod(n *NodeState, p *PodState) (cpu, mem, overSoft float64) {
+	cpu = min(frac(n.RequestedMilliCPU+p.MilliCPU, n.AllocatableMilliCPU), 2)
+	mem = min(frac(n.RequestedMemory+p.Memory, n.AllocatableMemory), 2)
+	if p.SoftLatencyMs > 0 && n.LatencyMs > p.SoftLatencyMs {
+		span := limitOrNone(p.HardLatencyMs) - p.SoftLatencyMs
+		overSoft = math.Min((n.LatencyMs-p.SoftLatencyMs)/math.Max(span, 1), 2)
+	}
+	return cpu, mem, overSoft
 }
 
 // EncodePod writes the pod columns of p into out (len(PodColumns)).
