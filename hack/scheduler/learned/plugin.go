@@ -32,26 +32,33 @@ var (
 type Plugin struct {
 	handle  fwk.Handle
 	model   *learn.Model
-	pool    *learn.ScorerPool
 	metrics *serve.Metrics
-	nodes   sync.Pool // *[]learn.NodeState, one snapshot's worth
 
-	// mu guards layout.
+	// mu guards what PreScore keeps between cycles. kube-scheduler runs
+	// one scheduling cycle at a time, so it is not contended.
 	mu     sync.Mutex
 	layout *layout
+	cached *learn.CachedScorer
+	q      []float64
+	mask   []bool
+	passed []bool
+	values []int64
 }
 
 // layout is what PreScore keeps between cycles, by the position of each
-// node in the snapshot's list: rebuilt when the list of names changes,
-// its measurements when Metrics refreshes, a node's power when its object
-// changes. So a cycle reads no map and parses nothing per node. It is not
-// modified once a cycle has read it, except by the cycle holding mu.
+// node in the snapshot's list: rebuilt when the list changes (a node
+// added or removed; the snapshot keeps one NodeInfo per node for its
+// life), a node's allocatable and power when its object changes, the
+// measurements when Metrics refreshes. So a cycle reads only each node's
+// requested resources, and the cached scorer re-encodes only the nodes
+// whose state changed. index is not modified once a cycle has read it.
 type layout struct {
-	names    []string
-	index    map[string]int
+	infos    []fwk.NodeInfo
+	index    map[fwk.NodeInfo]int32
 	version  uint64
 	measured []serve.Measured
 	objects  []*corev1.Node
+	alloc    [][3]int64
 	power    [][2]float64
 }
 
@@ -81,9 +88,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 // newPlugin returns the plugin scoring with m on h's snapshot, with the
 // measurements of metrics.
 func newPlugin(h fwk.Handle, m *learn.Model, metrics *serve.Metrics) *Plugin {
-	p := &Plugin{handle: h, model: m, pool: learn.NewScorerPool(m), metrics: metrics}
-	p.nodes.New = func() any { return new([]learn.NodeState) }
-	return p
+	return &Plugin{handle: h, model: m, metrics: metrics, cached: learn.NewCachedScorer(m)}
 }
 
 // Name returns the plugin's name.
@@ -113,8 +118,8 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 // scores is what PreScore leaves for Score: each node's score by its
 // position in index. It is not changed once written, so Clone shares it.
 type scores struct {
-	index  map[string]int
-	values []int64
+	index  map[fwk.NodeInfo]int32
+	values []uint8
 }
 
 func (s *scores) Clone() fwk.StateData { return s }
@@ -129,69 +134,75 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("failed to list the snapshot's nodes: %w", err))
 	}
-	bufp := p.nodes.Get().(*[]learn.NodeState)
-	defer p.nodes.Put(bufp)
-	nodes := slices.Grow((*bufp)[:0], len(all))[:len(all)]
-	*bufp = nodes
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	l := p.layoutOf(all)
+	cs := p.cached
 	for i, ni := range all {
-		node := ni.Node()
-		if l.objects[i] != node {
+		if node := ni.Node(); l.objects[i] != node {
 			l.objects[i] = node
+			a := ni.GetAllocatable()
+			l.alloc[i] = [3]int64{a.GetMilliCPU(), a.GetMemory(), int64(a.GetAllowedPodNumber())}
 			l.power[i][0], l.power[i][1] = serve.NodePower(node)
 		}
-		alloc, req := ni.GetAllocatable(), ni.GetRequested()
-		n := &nodes[i]
-		*n = learn.NodeState{
-			AllocatableMilliCPU: alloc.GetMilliCPU(), AllocatableMemory: alloc.GetMemory(), AllocatablePods: int64(alloc.GetAllowedPodNumber()),
+		req := ni.GetRequested()
+		n := learn.NodeState{
+			AllocatableMilliCPU: l.alloc[i][0], AllocatableMemory: l.alloc[i][1], AllocatablePods: l.alloc[i][2],
 			RequestedMilliCPU: req.GetMilliCPU(), RequestedMemory: req.GetMemory(), RequestedPods: int64(len(ni.GetPods())),
 			IdleWatts: l.power[i][0], PeakWatts: l.power[i][1],
 		}
-		l.measured[i].Apply(n)
+		l.measured[i].Apply(&n)
+		cs.Set(i, &n)
 	}
-	index := l.index
-	p.mu.Unlock()
-	q := make([]float64, len(all))
-	mask := make([]bool, len(all))
-	s := p.pool.Get()
-	s.Score(&ps, nodes, q, mask)
-	p.pool.Put(s)
+	n := len(all)
+	p.q, p.mask, p.passed, p.values = grow(p.q, n), grow(p.mask, n), grow(p.passed, n), grow(p.values, n)
+	cs.Score(&ps, p.q, p.mask)
 
 	// Only the nodes that passed filtering compete: the best of them gets
 	// the maximum score.
-	passed := make([]bool, len(all))
+	clear(p.passed)
 	for _, ni := range feasible {
-		if i, ok := index[ni.Node().Name]; ok && mask[i] {
-			passed[i] = true
+		if i, ok := l.index[ni]; ok && p.mask[i] {
+			p.passed[i] = true
 		}
 	}
-	values := make([]int64, len(all))
-	learn.NormalizeScores(q, passed, fwk.MaxNodeScore, values)
-	state.Write(stateKey, &scores{index: index, values: values})
+	learn.NormalizeScores(p.q, p.passed, fwk.MaxNodeScore, p.values)
+	values := make([]uint8, n)
+	for i, v := range p.values {
+		values[i] = uint8(v)
+	}
+	state.Write(stateKey, &scores{index: l.index, values: values})
 	return nil
 }
 
-// layoutOf returns the layout of all, rebuilt as the type says; p.mu is
-// held.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// layoutOf returns the layout of all, rebuilt as the type says, with the
+// cached scorer resized to it; p.mu is held.
 func (p *Plugin) layoutOf(all []fwk.NodeInfo) *layout {
 	l := p.layout
-	same := l != nil && len(l.names) == len(all)
+	same := l != nil && len(l.infos) == len(all)
 	for i := 0; same && i < len(all); i++ {
-		same = l.names[i] == all[i].Node().Name
+		same = l.infos[i] == all[i]
 	}
 	if !same {
-		l = &layout{names: make([]string, len(all)), index: make(map[string]int, len(all)),
-			measured: make([]serve.Measured, len(all)), objects: make([]*corev1.Node, len(all)), power: make([][2]float64, len(all))}
+		l = &layout{infos: slices.Clone(all), index: make(map[fwk.NodeInfo]int32, len(all)),
+			measured: make([]serve.Measured, len(all)), objects: make([]*corev1.Node, len(all)),
+			alloc: make([][3]int64, len(all)), power: make([][2]float64, len(all))}
 		for i, ni := range all {
-			l.names[i] = ni.Node().Name
-			l.index[l.names[i]] = i
+			l.index[ni] = int32(i)
 		}
 		p.layout = l
+		p.cached.Resize(len(all))
 	}
 	if v := p.metrics.Version(); v != l.version || !same {
-		for i, name := range l.names {
-			l.measured[i] = p.metrics.Lookup(name)
+		for i, ni := range all {
+			l.measured[i] = p.metrics.Lookup(ni.Node().Name)
 		}
 		l.version = v
 	}
@@ -205,11 +216,11 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, n
 		return 0, fwk.AsStatus(fmt.Errorf("no scores from PreScore: %w", err))
 	}
 	s := data.(*scores)
-	i, ok := s.index[nodeInfo.Node().Name]
+	i, ok := s.index[nodeInfo]
 	if !ok {
 		return 0, nil
 	}
-	return s.values[i], nil
+	return int64(s.values[i]), nil
 }
 
 // ScoreExtensions returns nil: scores are normalised in PreScore.

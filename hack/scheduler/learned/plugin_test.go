@@ -82,18 +82,30 @@ func newTestPlugin(t testing.TB, nodes []*corev1.Node, pods []*corev1.Pod, laten
 // TestPluginRanksAsTheModel checks that the node the plugin scores
 // highest is the model's best feasible node among those that passed
 // filtering, that Filter drops the nodes beyond the hard limit, and that
-// the node the scheduler would pick never breaks it.
+// the node the scheduler would pick never breaks it. The cases run in
+// turn on one plugin, and each binds its pod to the top node in the
+// snapshot's own NodeInfo (as kube-scheduler's cache does between cycles,
+// and as its snapshot does, keeping the generation, when it assumes a
+// pod of a group) or replaces a node object, so that what the plugin
+// keeps between cycles must follow.
 func TestPluginRanksAsTheModel(t *testing.T) {
 	nodes, pods, latency := cluster(30)
 	p, all := newTestPlugin(t, nodes, pods, latency)
 	tests := []struct {
 		name string
 		pod  *corev1.Pod
+		// replace is a node whose object is replaced after the case with
+		// one of twice its allocatable.
+		replace int
 	}{
-		{name: "no limit", pod: testPod("web", "", "2", "4Gi", nil)},
-		{name: "soft and hard limits", pod: testPod("web", "", "2", "4Gi",
-			map[string]string{serve.AnnotationSoftLatency: "15", serve.AnnotationHardLatency: "20"})},
-		{name: "a big pod", pod: testPod("big", "", "40", "100Gi", nil)},
+		{name: "no limit", pod: testPod("web", "", "2", "4Gi", nil), replace: -1},
+		{name: "soft and hard limits", pod: testPod("web-2", "", "2", "4Gi",
+			map[string]string{serve.AnnotationSoftLatency: "15", serve.AnnotationHardLatency: "20"}), replace: 4},
+		{name: "a big pod", pod: testPod("big", "", "40", "100Gi", nil), replace: -1},
+		{name: "again with no limit", pod: testPod("web-3", "", "2", "4Gi", nil), replace: 2},
+		{name: "again with limits", pod: testPod("web-4", "", "2", "4Gi",
+			map[string]string{serve.AnnotationSoftLatency: "15", serve.AnnotationHardLatency: "20"}), replace: -1},
+		{name: "a big pod again", pod: testPod("big-2", "", "40", "100Gi", nil), replace: -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +151,22 @@ func TestPluginRanksAsTheModel(t *testing.T) {
 			if best < 0 {
 				t.Fatal("no feasible node")
 			}
+			// Every node's score, not only the top: the model's Q-values
+			// of the nodes that passed, mapped onto [0, 100]; the
+			// plugin's are the same up to rounding.
+			competes := make([]bool, len(all))
+			for i, ni := range all {
+				_, ok := got[ni.Node().Name]
+				competes[i] = ok && mask[i]
+			}
+			wantScores := make([]int64, len(all))
+			learn.NormalizeScores(q, competes, fwk.MaxNodeScore, wantScores)
+			for i, ni := range all {
+				name := ni.Node().Name
+				if s, ok := got[name]; ok && (s < wantScores[i]-1 || s > wantScores[i]+1) {
+					t.Errorf("node %s scores %d, want %d±1 (the model on the cluster as it is)", name, s, wantScores[i])
+				}
+			}
 			var top []string
 			for name, s := range got {
 				if s == fwk.MaxNodeScore {
@@ -156,6 +184,22 @@ func TestPluginRanksAsTheModel(t *testing.T) {
 				if diff := cmp.Diff(true, ps.Fits(&states[slices.IndexFunc(all, func(ni fwk.NodeInfo) bool { return ni.Node().Name == name })])); diff != "" {
 					t.Errorf("node %s scores the maximum but the pod does not fit (-want +got):\n%s", name, diff)
 				}
+			}
+
+			bound := tc.pod.DeepCopy()
+			bound.Spec.NodeName = all[best].Node().Name
+			ni := all[best].(*framework.NodeInfo)
+			generation := ni.Generation
+			ni.AddPod(bound)
+			ni.Generation = generation
+			if tc.replace >= 0 {
+				node := all[tc.replace].Node().DeepCopy()
+				for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+					q := node.Status.Allocatable[r]
+					q.Add(q)
+					node.Status.Allocatable[r] = q
+				}
+				all[tc.replace].(*framework.NodeInfo).SetNode(node)
 			}
 		})
 	}
