@@ -99,7 +99,7 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 	if err := agent.Setup(mgr, f.opts, engine, nil); err != nil {
 		return err
 	}
-	if err := agent.SetupVirtualNodes(ctx, mgr, f.opts, f.virtualNodes); err != nil {
+	if err := agent.SetupVirtualNodes(mgr, f.opts, f.virtualNodes); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

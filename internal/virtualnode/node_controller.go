@@ -58,18 +58,24 @@ func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 var (
 	indexedMu sync.Mutex
-	indexed   = map[ctrl.Manager]bool{}
+	indexed   = map[client.FieldIndexer]bool{}
 )
 
-// indexPodsByNode adds the pod index once per manager: Setup may run once
-// per provider on the same manager.
+// IndexPods adds the index of pods by node that the virtual nodes and the
+// pod reflector use to mgr's cache, once per cache: Setup may run once per
+// provider on the same manager, also after it started, when an index can
+// no longer be added, so an agent that adds providers later calls
+// IndexPods before starting the manager.
+func IndexPods(mgr ctrl.Manager) error { return indexPodsByNode(mgr) }
+
 func indexPodsByNode(mgr ctrl.Manager) error {
 	indexedMu.Lock()
 	defer indexedMu.Unlock()
-	if indexed[mgr] {
+	fi := mgr.GetFieldIndexer()
+	if indexed[fi] {
 		return nil
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podNodeIndex, func(o client.Object) []string {
+	if err := fi.IndexField(context.Background(), &corev1.Pod{}, podNodeIndex, func(o client.Object) []string {
 		if n := o.(*corev1.Pod).Spec.NodeName; n != "" {
 			return []string{n}
 		}
@@ -77,13 +83,13 @@ func indexPodsByNode(mgr ctrl.Manager) error {
 	}); err != nil {
 		return fmt.Errorf("failed to index pods by node: %w", err)
 	}
-	indexed[mgr] = true
+	indexed[fi] = true
 	return nil
 }
 
 func (r *NodeReconciler) advertisementOfNode(_ context.Context, o client.Object) []reconcile.Request {
 	l := o.GetLabels()
-	if l[sharingv1alpha1.LabelVirtualNode] != "true" || l[sharingv1alpha1.LabelProvider] != string(r.Options.ProviderID) {
+	if l[sharingv1alpha1.LabelVirtualNode] != "true" || l[sharingv1alpha1.LabelProvider] != string(r.Options.ProviderID) || l[sharingv1alpha1.LabelAdvertisement] == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{

@@ -65,6 +65,11 @@ type Options struct {
 	// ProviderID is the provider's cluster ID: pods bound to virtual nodes
 	// labelled with it are reflected into the provider manager's cluster.
 	ProviderID sharingv1alpha1.ClusterID
+	// AuctionNamespace holds this consumer's auctions (the agent's
+	// namespace) and ProviderNamespace is where this consumer writes in the
+	// provider (its Acknowledgements and Releases); with both set, the
+	// auctions won from the provider become virtual nodes too.
+	AuctionNamespace, ProviderNamespace string
 	// Slice bounds the virtual nodes made from one advertisement.
 	Slice sharing.SliceOptions
 	// ClockSkew is how far ahead of this cluster's clock a provider's
@@ -133,6 +138,13 @@ func Setup(consumer, provider ctrl.Manager, opts Options) error {
 	}
 	if err := r.SetupWithManager(consumer); err != nil {
 		return fmt.Errorf("failed to set up pod reflection into provider %q: %w", opts.ProviderID, err)
+	}
+	if opts.AuctionNamespace == "" || opts.ProviderNamespace == "" {
+		return nil
+	}
+	offers := &OfferNodeReconciler{Nodes: &NodeReconciler{Client: consumer.GetClient(), Options: opts}, ProviderReader: provider.GetAPIReader()}
+	if err := offers.SetupWithManager(consumer); err != nil {
+		return fmt.Errorf("failed to set up virtual nodes of auctions won from provider %q: %w", opts.ProviderID, err)
 	}
 	return nil
 }

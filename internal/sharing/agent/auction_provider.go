@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -166,6 +167,7 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	now := r.clock.Now()
 	key := sharing.HoldKey{Consumer: peer.Spec.ClusterID, Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: a.Spec.Offer}}
 	decision, reason, reservation := sharingv1alpha1.AckRefused, "", ""
+	var until time.Time
 	err = r.book.do(ctx, func(l *sharing.Ledger) ([]sharing.HoldKey, error) {
 		h, ok := l.Get(key)
 		switch {
@@ -180,7 +182,7 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 			_, err := l.Release(key)
 			return []sharing.HoldKey{key}, err
 		case h.State == sharingv1alpha1.ReservationReserved:
-			decision, reason, reservation = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key)
+			decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key), h.ExpiresAt
 			return nil, nil
 		case !now.Before(h.ExpiresAt):
 			reason = ReasonOfferExpired
@@ -196,14 +198,22 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 			reason = ReasonCapacityGone
 			return []sharing.HoldKey{key}, nil
 		}
-		if _, err := l.Accept(key, now); err != nil {
+		held, err := l.Accept(key, now)
+		if err != nil {
 			return []sharing.HoldKey{key}, err
 		}
-		decision, reason, reservation = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key)
+		decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key), held.ExpiresAt
 		return []sharing.HoldKey{key}, nil
 	})
 	if err != nil && !errors.Is(err, sharing.ErrNoHold) {
 		return ctrl.Result{}, err
+	}
+	if decision == sharingv1alpha1.AckConfirmed {
+		// Before the answer: a consumer that sees Confirmed also sees until
+		// when its virtual nodes may stay.
+		if err := r.extendOffer(ctx, peer, a.Spec.Offer, until); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	patch := client.MergeFrom(a.DeepCopy())
 	a.Status.Decision, a.Status.Reason, a.Status.Reservation = decision, reason, reservation
