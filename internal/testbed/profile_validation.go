@@ -64,8 +64,13 @@ func (p *Profile) Validate() error {
 		}
 		for j, pool := range c.Nodes {
 			pf := fmt.Sprintf("%s.nodes[%d]", f, j)
-			if pool.Count < 1 {
+			switch {
+			case pool.Count < 1:
 				add("%s.count: %d must be at least 1", pf, pool.Count)
+			case pool.Count > maxNodes:
+				// Checked per pool too: the sum of huge counts
+				// overflows past the member's check.
+				add("%s.count: %d nodes, at most %d are supported", pf, pool.Count, maxNodes)
 			}
 			if pool.CPU.Sign() <= 0 {
 				add("%s.cpu: %q must be positive, for example \"4\" or \"500m\"", pf, pool.CPU.String())
