@@ -20,6 +20,11 @@ const (
 	maxNodes   = 254
 )
 
+// maxLatencyMs bounds a round-trip time: a minute is beyond any network,
+// and a much larger number overflows the time.Duration the Cluster's RTT
+// is written as.
+const maxLatencyMs = 60_000
+
 // MaxClusterNameLength is the longest name a member may have: it keeps
 // the names of its nodes ("<cluster>-worker-<n>") and its kubeconfig
 // context readable and within label limits.
@@ -97,6 +102,8 @@ func (p *Profile) Validate() error {
 					add("latencyMs.%s.%s: a cluster has no latency to itself", a, b)
 				case ms <= 0:
 					add("latencyMs.%s.%s: %g must be a positive number of milliseconds", a, b, ms)
+				case ms > maxLatencyMs:
+					add("latencyMs.%s.%s: %g must be at most %d milliseconds", a, b, ms, maxLatencyMs)
 				}
 			}
 		}
