@@ -39,6 +39,8 @@ type PodReflector struct {
 	ProviderReader client.Reader
 	ProviderCache  cache.Cache
 	Options        Options
+
+	copies copies
 }
 
 // SetupWithManager registers the reflector on the consumer's manager, with
@@ -54,6 +56,8 @@ func (r *PodReflector) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.Pod{}).
 		WatchesRawSource(twins).
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.podsReferencing(kindConfigMap))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.podsReferencing(kindSecret))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
 		Named("podreflector-" + string(r.Options.ProviderID)).
 		Complete(r)
@@ -81,9 +85,13 @@ func (r *PodReflector) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.
 		if !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("failed to get pod %s: %w", req, err)
 		}
-		// The pod is gone (or force-deleted): so goes its twin.
-		_, err := r.deleteTwin(ctx, twinKey, "")
-		return ctrl.Result{}, err
+		// The pod is gone (or force-deleted): so goes its twin, and what
+		// only it referenced.
+		_, existed, err := r.deleteTwin(ctx, twinKey, "")
+		if err != nil || !existed {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.collectCopies(ctx, twinKey.Namespace)
 	}
 	if IsTwin(pod) || !r.ours(ctx, pod) {
 		return ctrl.Result{}, nil
@@ -117,6 +125,8 @@ func (r *PodReflector) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.
 				twin = live
 			} else if err != nil && !apierrors.IsNotFound(err) {
 				return ctrl.Result{}, fmt.Errorf("failed to get twin %s: %w", twinKey, err)
+			} else if err := r.collectCopies(ctx, twinKey.Namespace); err != nil {
+				return ctrl.Result{}, err
 			}
 		} else {
 			created, err := r.createTwin(ctx, pod)
@@ -126,6 +136,10 @@ func (r *PodReflector) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.
 			logger.V(1).Info("Reflected pod into provider", "pod", klog.KObj(pod), "twin", klog.KObj(created))
 			pod.Status = MarkReflected(pod, now)
 			twin = created
+		}
+	} else if twin != nil && !isTerminal(pod.Status.Phase) {
+		if err := r.reflectReferences(ctx, pod, twinKey.Namespace); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	pod.Status = ConsumerStatus(pod, twin, now)
@@ -156,7 +170,7 @@ func (r *PodReflector) twinOf(ctx context.Context, key client.ObjectKey, uid typ
 		return nil, fmt.Errorf("failed to get twin %s: %w", key, err)
 	}
 	if twin.Labels[LabelOriginUID] != string(uid) {
-		if _, err := r.deleteTwin(ctx, key, twin.Labels[LabelOriginUID]); err != nil {
+		if _, _, err := r.deleteTwin(ctx, key, twin.Labels[LabelOriginUID]); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("twin %s belongs to an earlier pod %s; deleted it, will create anew", key, twin.Labels[LabelOriginUID])
@@ -167,9 +181,14 @@ func (r *PodReflector) twinOf(ctx context.Context, key client.ObjectKey, uid typ
 // reconcileDelete deletes the twin of a terminating pod, then the pod
 // itself, as kubelet confirms a deletion once the containers stopped.
 func (r *PodReflector) reconcileDelete(ctx context.Context, pod *corev1.Pod, twinKey client.ObjectKey) error {
-	gone, err := r.deleteTwin(ctx, twinKey, string(pod.UID))
+	gone, existed, err := r.deleteTwin(ctx, twinKey, string(pod.UID))
 	if err != nil || !gone {
 		return err
+	}
+	if existed {
+		if err := r.collectCopies(ctx, twinKey.Namespace); err != nil {
+			return err
+		}
 	}
 	if err := r.Consumer.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("failed to confirm deletion of pod %s: %w", klog.KObj(pod), err)
@@ -179,28 +198,29 @@ func (r *PodReflector) reconcileDelete(ctx context.Context, pod *corev1.Pod, twi
 }
 
 // deleteTwin deletes the twin at key when it is this consumer's (and, if
-// uid is set, that pod's), and reports whether it is gone.
-func (r *PodReflector) deleteTwin(ctx context.Context, key client.ObjectKey, uid string) (bool, error) {
+// uid is set, that pod's), and reports whether it is gone and whether
+// there was one.
+func (r *PodReflector) deleteTwin(ctx context.Context, key client.ObjectKey, uid string) (gone, existed bool, _ error) {
 	twin := &corev1.Pod{}
 	if err := r.ProviderReader.Get(ctx, key, twin); err != nil {
 		if apierrors.IsNotFound(err) {
-			return true, nil
+			return true, false, nil
 		}
-		return false, fmt.Errorf("failed to get twin %s: %w", key, err)
+		return false, false, fmt.Errorf("failed to get twin %s: %w", key, err)
 	}
 	if twin.Labels[sharingv1alpha1.LabelConsumer] != string(r.Options.ConsumerID) || (uid != "" && twin.Labels[LabelOriginUID] != uid) {
-		return true, nil
+		return true, false, nil
 	}
 	// The provider's kubelet stops the containers; the twin is gone for the
 	// consumer once deletion started, so the consumer pod need not wait for
 	// the provider's grace period.
 	if !twin.DeletionTimestamp.IsZero() {
-		return true, nil
+		return true, true, nil
 	}
 	if err := r.Provider.Delete(ctx, twin, client.Preconditions{UID: &twin.UID}); err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("failed to delete twin %s: %w", key, err)
+		return false, true, fmt.Errorf("failed to delete twin %s: %w", key, err)
 	}
-	return true, nil
+	return true, true, nil
 }
 
 func splitOrigin(s string) (string, string, bool) {

@@ -18,6 +18,8 @@ import (
 // pod is returned as it is).
 func (r *PodReflector) createTwin(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
 	twin := Twin(pod, r.Options.ConsumerID)
+	unlock := r.copies.lock(twin.Namespace)
+	defer unlock()
 	if err := r.ensureNamespace(ctx, twin.Namespace); err != nil {
 		return nil, err
 	}
