@@ -159,6 +159,7 @@ func (s *Snapshot) ApplyAssumptions(a *Assumptions) {
 			if len(c.Free) != len(c.Nodes) {
 				continue // malformed: Free must be indexed like Nodes
 			}
+			c.own() // other snapshots may share its free resources
 			if len(c.flags) != len(c.Nodes) {
 				c.refresh() // built by hand rather than by NewSnapshot
 			}

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -28,6 +29,12 @@ type ClusterInfo struct {
 	maxFree Resources
 	// latency is the snapshot's matrix, for LatencyFrom.
 	latency Latency
+	// shared says Free and flags are shared with other snapshots (see
+	// Snapshots) and must be copied before they change (own).
+	shared bool
+	// generation is the nodes' generation Free was derived from; zero when
+	// unknown.
+	generation uint64
 }
 
 // LatencyFrom returns the round-trip time between the cluster and origin
@@ -49,10 +56,11 @@ type CarbonIntensity interface {
 // Snapshot is the state of all member clusters that one decision reads. The
 // simulator fills it from its model; the controller from the inventory.
 //
-// Build it with NewSnapshot (and ApplyAssumptions), then treat it as
-// read-only: any number of Place calls may read one snapshot concurrently. A snapshot shares Nodes, Labels
-// and Taints with the clusters it was built from; they must not change while
-// the snapshot is in use.
+// Build it with NewSnapshot, or Snapshots.New to share what did not change
+// with the previous snapshot, and ApplyAssumptions; then treat it as
+// read-only: any number of Place calls may read one snapshot concurrently. A
+// snapshot shares Nodes, Labels and Taints with the clusters it was built
+// from; they must not change while the snapshot is in use.
 type Snapshot struct {
 	// Clusters, sorted by name.
 	Clusters []*ClusterInfo
@@ -72,28 +80,27 @@ type Snapshot struct {
 // NewSnapshot builds a snapshot of the clusters: per node, what is free
 // (Allocatable - Requested, never negative), per cluster the totals over the
 // schedulable nodes, and the clusters sorted by name. Assumed replicas are
-// not included; apply them with ApplyAssumptions.
+// not included; apply them with ApplyAssumptions. Snapshots.New builds the
+// same snapshot while deriving again only what changed.
 func NewSnapshot(clusters []Cluster, latency Latency, traffic map[string]map[string]float64) *Snapshot {
-	infos := make([]ClusterInfo, len(clusters))
-	s := &Snapshot{
-		Clusters: make([]*ClusterInfo, len(clusters)),
-		Latency:  latency,
-		Traffic:  traffic,
-		peak:     peakTraffic(traffic),
+	var b *Snapshots
+	return b.New(clusters, nil, latency, traffic)
+}
+
+// own gives c a copy of what it shares with other snapshots, so that it can
+// change without them seeing it.
+func (c *ClusterInfo) own() {
+	if !c.shared {
+		return
 	}
-	for i := range clusters {
-		c := &infos[i]
-		c.Cluster = clusters[i]
-		c.latency = latency
-		c.Free = make([]Resources, len(c.Nodes))
-		for j := range c.Nodes {
-			c.Free[j] = subtract(c.Nodes[j].Allocatable, c.Nodes[j].Requested)
+	free := make([]Resources, len(c.Free))
+	for j := range c.Free {
+		free[j] = c.Free[j]
+		if c.Free[j].Scalar != nil {
+			free[j].Scalar = maps.Clone(c.Free[j].Scalar)
 		}
-		c.refresh()
-		s.Clusters[i] = c
 	}
-	slices.SortFunc(s.Clusters, func(a, b *ClusterInfo) int { return strings.Compare(a.Name, b.Name) })
-	return s
+	c.Free, c.flags, c.shared = free, slices.Clone(c.flags), false
 }
 
 // subtract returns a - b per resource, never negative; Scalar holds the
