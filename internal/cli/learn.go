@@ -28,6 +28,7 @@ See docs/learn.md for the model, the features, the rewards and the power model.`
 }
 
 type learnTrainOptions struct {
+	level  string
 	reward string
 	out    string
 	cfg    learn.TrainConfig
@@ -42,11 +43,21 @@ func newLearnTrainCommand() *cobra.Command {
 		Use:   "train",
 		Short: "Train a model with double DQN and write it to a file",
 		Example: `  meridian learn train --reward EL-RL --out el-rl.json
-  meridian learn train --reward EE --steps 5000 --out ee.json`,
+  meridian learn train --reward EE --steps 5000 --out ee.json
+  meridian learn train --level cluster --out clusters.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.ErrOrStderr()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch o.level {
+			case levelNode:
+				return o.run(cmd.ErrOrStderr())
+			case levelCluster:
+				return o.runCluster(cmd)
+			}
+			return invalidLevel(o.level)
+		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.level, "level", levelNode, "what the model scores: node (a cluster's nodes for a pod) or cluster (member clusters for a workload; see docs/learn-clusters.md)")
 	f.StringVar(&o.reward, "reward", nodeenv.RewardELRL, "reward: "+strings.Join(nodeenv.Rewards, ", "))
 	f.StringVar(&o.out, "out", "model.json", "model file to write")
 	f.IntVar(&o.cfg.Steps, "steps", o.cfg.Steps, "decisions to train on")
@@ -84,14 +95,16 @@ func (o *learnTrainOptions) run(stderr io.Writer) error {
 }
 
 type learnEvalOptions struct {
-	models   []string
-	nodes    []int
-	patterns []string
-	seed     uint64
-	duration time.Duration
-	share    float64
-	format   string
-	html     string
+	level     string
+	models    []string
+	nodes     []int
+	patterns  []string
+	seed      uint64
+	duration  time.Duration
+	share     float64
+	format    string
+	html      string
+	scenarios []string
 }
 
 func newLearnEvalCommand() *cobra.Command {
@@ -106,11 +119,22 @@ scheduler's filter for every policy. Use a seed the models were not trained on
 (their file records the scenario seeds of training).`,
 		Example: `  meridian learn eval --model el-rl.json
   meridian learn eval --model el-rl.json --model ee.json --nodes 10,100,1000 --html report.html
-  meridian learn eval --model el-rl.json --format json`,
+  meridian learn eval --model el-rl.json --format json
+  meridian learn eval --level cluster --model clusters.json --seed 7 --html clusters.html`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch o.level {
+			case levelNode:
+				return o.run(cmd)
+			case levelCluster:
+				return o.runCluster(cmd)
+			}
+			return invalidLevel(o.level)
+		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.level, "level", levelNode, "what the models score: node or cluster (member clusters, compared with WorstFit and BestFit in the multi-cluster simulator)")
+	f.StringSliceVar(&o.scenarios, "scenario", []string{"vi-b", "heavy-tail"}, "with --level cluster: built-in scenarios or scenario files of `meridian sim` (they need a cloud)")
 	f.StringSliceVar(&o.models, "model", nil, "model file (repeat for several)")
 	f.IntSliceVar(&o.nodes, "nodes", []int{10, 100, 1000}, "cluster sizes")
 	f.StringSliceVar(&o.patterns, "pattern", []string{nodeenv.PatternTrace}, "load patterns: "+strings.Join(nodeenv.Patterns, ", "))

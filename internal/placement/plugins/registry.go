@@ -8,6 +8,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement/plugins/clusterselector"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/fit"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/latencylimit"
+	"github.com/meridian-dev/meridian/internal/placement/plugins/learned"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/locations"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/nearestfirst"
 	"github.com/meridian-dev/meridian/internal/placement/plugins/ready"
@@ -44,6 +45,7 @@ func NewRegistry() placement.Registry {
 		trafficaware.Name: trafficaware.New,
 		nearestfirst.Name: nearestfirst.New,
 		carbon.Name:       carbon.New,
+		learned.Name:      learned.New,
 	}
 }
 
