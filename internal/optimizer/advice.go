@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -31,6 +32,10 @@ type Status struct {
 	// exploration so that each decision explores differently.
 	Samples   int
 	Predictor Predictor
+	// Residuals are the predictor's held-out errors (observed less
+	// predicted target), ascending; with at least minResiduals of them the
+	// advice weighs each count by how likely it lands in the band.
+	Residuals []float64
 	// Why explains the phase, for the advice's reason.
 	Why string
 }
@@ -71,7 +76,14 @@ func Decide(cfg Config, st Status, last Sample, prev State, now time.Time) (Advi
 	switch {
 	case st.Phase == PhaseProduction && st.Predictor != nil:
 		a.Valid = true
-		a.Replicas, a.Reason = choose(cfg, st.Predictor, last, lo, hi)
+		if len(st.Residuals) >= minResiduals {
+			a.Replicas, a.Reason = chooseLikely(cfg, st.Predictor, st.Residuals, last, lo, hi)
+		} else {
+			a.Replicas, a.Reason = choose(cfg, st.Predictor, last, lo, hi)
+		}
+		if cfg.Rule != RuleSeed {
+			a.Replicas, a.Reason = afterMiss(cfg, last, lo, hi, a.Replicas, a.Reason)
+		}
 		a.PredictedTarget = finite(st.Predictor.PredictTarget(last, a.Replicas))
 	case cfg.Rule == RuleSeed:
 		a.Replicas = clampInt(last.Replicas, lo, hi)
@@ -172,4 +184,73 @@ func finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// minResiduals is the fewest held-out residuals from which the advice
+// estimates how likely a count lands in the band.
+const minResiduals = 20
+
+// inBandProbability is the fraction of residuals r (ascending) for which
+// predicted + r lies in [lo, hi].
+func inBandProbability(residuals []float64, predicted, lo, hi float64) float64 {
+	below, _ := slices.BinarySearch(residuals, lo-predicted)
+	above := len(residuals) - upperBound(residuals, hi-predicted)
+	return float64(len(residuals)-below-above) / float64(len(residuals))
+}
+
+// upperBound is the index of the first residual above v.
+func upperBound(residuals []float64, v float64) int {
+	i, found := slices.BinarySearch(residuals, v)
+	for found && i < len(residuals) && residuals[i] == v {
+		i++
+	}
+	return i
+}
+
+// chooseLikely is the advice rule with the held-out errors as its margin.
+// A count's chance of landing in the band is the fraction of held-out
+// residuals that, added to its predicted target, stay in the band; the
+// advice is the count with the best chance, the fewest replicas on a tie.
+// The residuals are one-interval-ahead errors, so they carry what the next
+// interval may bring that the last one did not show (noise, a load
+// change), and near a band edge the chance drops as far as they say it
+// should. A fixed margin (choose) cannot know that: at 30 % of the width it
+// still chose one replica short at 2-3 % of the intervals in the
+// evaluation, and when no count fit the shrunk band it took the closest,
+// often the one predicted just above it.
+func chooseLikely(cfg Config, p Predictor, residuals []float64, last Sample, lo, hi int) (int, string) {
+	from := clampInt(last.Replicas-cfg.MaxDownscaleDelta, lo, hi)
+	to := clampInt(last.Replicas+cfg.MaxUpscaleDelta, lo, hi)
+	best, bestP, bestT := from, -1.0, math.NaN()
+	for n := from; n <= to; n++ {
+		t := p.PredictTarget(last, n)
+		if math.IsNaN(t) {
+			continue
+		}
+		if pr := inBandProbability(residuals, t, cfg.Target.Min, cfg.Target.Max); pr > bestP {
+			best, bestP, bestT = n, pr, t
+		}
+	}
+	return best, fmt.Sprintf("fewest replicas in [%d, %d] likeliest to keep %s in [%.4g, %.4g]: predicted %.4g, in band by %.0f %% of %d held-out errors",
+		from, to, cfg.Target.Name, cfg.Target.Min, cfg.Target.Max, bestT, 100*max(bestP, 0), len(residuals))
+}
+
+// afterMiss raises the advice to one more replica than the last sample's
+// when the target was observed above the band's maximum there and the
+// model advised no more: the model did not foresee the miss (a burst
+// beyond what it has seen, which it extrapolates badly), so it is not
+// trusted to say the count is enough. In the evaluation a burst to 1.6
+// times a load never seen before kept the target above the band for nine
+// intervals at the count the model chose, and the error this left in the
+// held-out window sent the optimizer back to training.
+func afterMiss(cfg Config, last Sample, lo, hi, n int, reason string) (int, string) {
+	if last.Target <= cfg.Target.Max || n > last.Replicas {
+		return n, reason
+	}
+	up := clampInt(last.Replicas+1, lo, hi)
+	if up == n {
+		return n, reason
+	}
+	return up, fmt.Sprintf("%s %.4g observed above the band's maximum %.4g at %d replicas, which the model did not foresee: one more (the model advised %d: %s)",
+		cfg.Target.Name, last.Target, cfg.Target.Max, last.Replicas, n, reason)
 }

@@ -149,6 +149,9 @@ func (o *Optimizer) Status() Status {
 	st := Status{Phase: o.phase, Reliability: o.Reliability(), Samples: o.seen, Why: o.why}
 	if o.model != nil {
 		st.Predictor = o.model
+		if o.cfg.Rule != RuleSeed {
+			st.Residuals = o.model.HoldoutResiduals
+		}
 	}
 	return st
 }
