@@ -27,8 +27,10 @@
 // of the knowledge base and the whole chain (regressions, then network) is
 // asked to predict the target of each held-out sample from the sample before
 // it and the replica change between them. The held-out error is that
-// prediction's root mean square error divided by the band's width
-// (max - min), and the reliability is 100·(1 - error), clamped to [0, 100].
+// prediction's root mean square error, without the largest 5 % of the
+// residuals (a load that jumps between two intervals is unpredictable by any
+// model), divided by the band's width (max - min), and the reliability is
+// 100·(1 - error), clamped to [0, 100].
 // The optimizer enters production once it holds at least
 // Config.TrainingSamplesRequired samples and the held-out error is at most
 // Config.MaxHoldoutError; it returns to training when the error exceeds 1.5
@@ -42,9 +44,16 @@
 // Decide is a pure function of the configuration, the trained models, the
 // last sample, the previous advice and the time. In production it evaluates
 // every count from N - MaxDownscaleDelta to N + MaxUpscaleDelta (clamped to
-// the replica bounds), predicts the target for each, and advises the smallest
-// count whose prediction lies in the band shrunk by Config.AdviceMargin, else
-// the count whose prediction is closest to the band. During training it
+// the replica bounds) and predicts the target for each. With at least 20
+// held-out residuals (observed less predicted target, one interval ahead) it
+// estimates each count's chance of landing in the band as the fraction of
+// residuals that, added to its prediction, stay in the band, and advises the
+// fewest replicas among the likeliest; the held-out errors are its margin.
+// With fewer it advises the smallest count whose prediction lies in the band
+// shrunk by Config.AdviceMargin, else the count whose prediction is closest
+// to the band. Either way, when the last target was observed above the band
+// and the model advises no more replicas than the last sample's, the advice
+// is one more: a miss the model did not foresee is not left to it. During training it
 // explores: one replica up or down at random (seeded by Config.Seed and the
 // sample count), but never down when the last target is within
 // Config.SafetyMargin of the band's upper edge, and up when it is past it,
