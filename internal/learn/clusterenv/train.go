@@ -57,12 +57,11 @@ func Train(cfg learn.TrainConfig, cur Curriculum, reportEvery int, report func(l
 		"gamma": strconv.FormatFloat(cfg.Gamma, 'g', -1, 64), "lr": strconv.FormatFloat(cfg.LR, 'g', -1, 64),
 		"batch": strconv.Itoa(cfg.Batch), "replay": strconv.Itoa(cfg.Replay), "warmUp": strconv.Itoa(cfg.WarmUp),
 		"targetSync": strconv.Itoa(cfg.TargetSync), "hidden": fmt.Sprint(cfg.Hidden),
-		"scenarios":      "clusterenv.TrainingScenario",
-		"scenarioSeeds":  fmt.Sprintf("%d-%d", cur.FirstSeed, cur.FirstSeed+uint64(episodes)-1),
-		"window":         cur.Window.String(),
-		"pendingWeight":  strconv.FormatFloat(PendingWeight, 'g', -1, 64),
-		"firstSeedValue": strconv.FormatUint(cur.FirstSeed, 10),
-		"episodes":       strconv.Itoa(episodes),
+		"scenarios":     "clusterenv.TrainingScenario",
+		"scenarioSeeds": fmt.Sprintf("%d-%d", cur.FirstSeed, cur.FirstSeed+uint64(episodes)-1),
+		"window":        cur.Window.String(),
+		"pendingWeight": strconv.FormatFloat(PendingWeight, 'g', -1, 64),
+		"episodes":      strconv.Itoa(episodes),
 	}
 	return m, nil
 }
