@@ -30,6 +30,7 @@ placement code:
 		newLearnCommand(),
 		newAgentCommand(),
 		newSuggestCommand(),
+		newBrokerCommand(),
 	)
 	return root
 }

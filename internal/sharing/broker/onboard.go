@@ -71,7 +71,7 @@ var brokerRules = []rbacv1.PolicyRule{
 // returns the kubeconfig of that account, with the namespace in its
 // context: the member's agent writes into the broker with it.
 func Onboard(ctx context.Context, admin *rest.Config, id sharingv1alpha1.ClusterID, server string, ttl time.Duration) ([]byte, error) {
-	if err := checkClusterID("cluster-id", id); err != nil {
+	if err := ValidClusterID("cluster-id", id); err != nil {
 		return nil, err
 	}
 	g := Grant{Namespace: "member-" + string(id), Server: server, TokenTTL: ttl, Rules: memberRules,
@@ -155,8 +155,9 @@ func kubeconfig(server string, ca []byte, token, namespace, user string) ([]byte
 	return out, nil
 }
 
-// checkClusterID names flag when id is not a valid cluster ID.
-func checkClusterID(flag string, id sharingv1alpha1.ClusterID) error {
+// ValidClusterID returns an error naming flag when id is not a valid
+// cluster ID (a DNS label).
+func ValidClusterID(flag string, id sharingv1alpha1.ClusterID) error {
 	for _, e := range sharing.Validate(&sharingv1alpha1.Peer{Spec: sharingv1alpha1.PeerSpec{ClusterID: id}}) {
 		if e.Field == "spec.clusterID" {
 			return fmt.Errorf("%s %q: must be a DNS label (lower-case letters, digits and '-'): %s", flag, id, e.Detail)

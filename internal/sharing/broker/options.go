@@ -40,7 +40,7 @@ func (o *Options) Default() {
 
 // Validate names the first field that is not valid and what would be.
 func (o Options) Validate() error {
-	if err := checkClusterID("broker-id", o.BrokerID); err != nil {
+	if err := ValidClusterID("broker-id", o.BrokerID); err != nil {
 		return err
 	}
 	switch {
