@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/inventory"
 )
 
 // base is what every reconciler of the agent shares.
@@ -130,6 +131,9 @@ func kubeconfigOf(peer *sharingv1alpha1.Peer, secret *corev1.Secret) (*rest.Conf
 		return nil, "", fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
 	}
 	raw, err := cc.RawConfig()
+	if err == nil {
+		err = inventory.SelfContained(&raw)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("failed to read the kubeconfig of peer %q: %w", peer.Spec.ClusterID, err)
 	}
