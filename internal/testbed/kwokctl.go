@@ -98,7 +98,14 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	}
 	patches := []kwokctlComponentPatch{{
 		Name:      "kwok-controller",
-		ExtraArgs: []kwokctlExtraArg{{Key: "cidr", Value: podCIDR(cs.Index)}},
+		ExtraArgs: []kwokctlExtraArg{
+			{Key: "cidr", Value: podCIDR(cs.Index)},
+			// Only the testbed's own nodes: a virtual node of Meridian's
+			// sharing agent (package virtualnode) is the agent's, and
+			// kwok would otherwise run the pods bound to it locally.
+			{Key: "manage-all-nodes", Value: "false", Override: true},
+			{Key: "manage-nodes-with-annotation-selector", Value: kwokNodeAnnotation + "=fake"},
+		},
 	}}
 	if cs.SchedulerConfig != "" {
 		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)

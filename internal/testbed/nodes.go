@@ -25,9 +25,9 @@ const (
 	// to the nodes of a real cloud cluster.
 	LabelNodeGroup = multiclusterv1alpha1.LabelNodePool
 
-	// kwokNodeAnnotation marks a node as kwok's. The testbed's kwok
-	// controllers manage every node of their cluster anyway; the annotation
-	// is kwok's documented marker, for tools that look for it.
+	// kwokNodeAnnotation marks a node as kwok's: the testbed's kwok
+	// controllers manage only nodes that carry it, so that nodes others
+	// make (the sharing agent's virtual nodes) stay theirs.
 	kwokNodeAnnotation = "kwok.x-k8s.io/node"
 
 	// resourceMetricsPathAnnotation tells metrics-server where a node's

@@ -39,6 +39,9 @@ type Profile struct {
 	// LatencyMs is the round-trip time between members in milliseconds;
 	// one direction of each pair is enough. When given, every pair must be.
 	LatencyMs map[string]map[string]float64 `json:"latencyMs,omitempty"`
+	// Sharing, when set, runs Meridian's sharing agents on the members it
+	// names and peers them (SharingProfile).
+	Sharing *SharingProfile `json:"sharing,omitempty"`
 }
 
 // ClusterProfile is one member cluster of a profile.

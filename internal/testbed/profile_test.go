@@ -79,7 +79,7 @@ func TestProfilesAreValid(t *testing.T) {
 			t.Errorf("profile %s has no description", p.Name)
 		}
 	}
-	if diff := cmp.Diff([]string{"seed001", "seed001-vid"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"seed001", "seed001-vid", "sharing"}, names); diff != "" {
 		t.Errorf("built-in profiles (-want +got):\n%s", diff)
 	}
 }

@@ -89,6 +89,9 @@ func (p *Profile) Validate() error {
 		}
 	}
 
+	if p.Sharing != nil {
+		errs = append(errs, p.Sharing.validate(p)...)
+	}
 	if len(p.LatencyMs) > 0 {
 		for _, a := range sortedKeys(p.LatencyMs) {
 			if !seen[a] {

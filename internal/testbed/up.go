@@ -29,6 +29,9 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, is called after every step of every cluster.
 	Progress func(Progress)
+	// MeridianBinary runs the sharing agents of a profile with Sharing;
+	// the running executable when empty.
+	MeridianBinary string
 
 	// restarts bounds the restarts of a component that exits while its
 	// cluster starts; defaultRestartPolicy when zero. Tests shorten it.
@@ -258,5 +261,9 @@ func (s *starter) run(ctx context.Context) (*Testbed, error) {
 	if err := s.l.writeKubeconfig(s.st); err != nil {
 		return nil, err
 	}
-	return s.l.testbed(s.st)
+	tb, err := s.l.testbed(s.st)
+	if err != nil || s.o.Profile.Sharing == nil {
+		return tb, err
+	}
+	return tb, startSharing(ctx, s.l, tb, s.o.Profile, s.o.MeridianBinary, s.progress)
 }
