@@ -2,8 +2,10 @@ package inventory
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,8 +19,23 @@ import (
 // capacityIndex holds, per node of one member, what it offers and what the
 // pods bound to it request. Node and pod events keep it current; it is safe
 // for concurrent use.
+//
+// Every change a snapshot would see gives the index a new generation, drawn
+// from one counter for all members so that a generation never names two
+// states of nodes, even across reconnections; events that change nothing
+// the framework reads (a node's heartbeat, a pod's status) keep it. The
+// nodes as the framework sees them are copied once per generation and
+// shared by the snapshots until the next change.
 type capacityIndex struct {
-	mu    sync.RWMutex
+	mu sync.RWMutex
+	// generation names the current state of the nodes.
+	generation uint64
+	// order is the node names sorted, nil after a node came or went; view
+	// is the nodes as Nodes returns them at viewGeneration.
+	order          []string
+	view           []placement.Node
+	viewGeneration uint64
+
 	nodes map[string]nodeEntry
 	// requested sums, per node name, the requests of the pods bound to it;
 	// it is kept apart from nodes so that pods seen before their node count.
@@ -49,14 +66,21 @@ func OwnerKey(labels map[string]string) string {
 	return workload.Key(labels[multiclusterv1alpha1.LabelOwnerKind], labels[multiclusterv1alpha1.LabelOwnerNamespace], labels[multiclusterv1alpha1.LabelOwnerName])
 }
 
+// generations counts the states of every member's nodes; see capacityIndex.
+var generations atomic.Uint64
+
 func newCapacityIndex() *capacityIndex {
 	return &capacityIndex{
-		nodes:     map[string]nodeEntry{},
-		requested: map[string]placement.Resources{},
-		pods:      map[types.UID]podEntry{},
-		bound:     map[string]int32{},
+		generation: generations.Add(1),
+		nodes:      map[string]nodeEntry{},
+		requested:  map[string]placement.Resources{},
+		pods:       map[types.UID]podEntry{},
+		bound:      map[string]int32{},
 	}
 }
+
+// changed gives the index a new generation. The caller holds x.mu.
+func (x *capacityIndex) changed() { x.generation = generations.Add(1) }
 
 // setNode records a node's allocatable resources, labels and taints. A node
 // that is not Ready takes no new pods, as kube-scheduler's not-ready taint
@@ -73,26 +97,46 @@ func (x *capacityIndex) setNode(n *corev1.Node) {
 		capacity: placement.NewResources(n.Status.Capacity),
 	}
 	x.mu.Lock()
+	defer x.mu.Unlock()
+	old, had := x.nodes[n.Name]
+	if had && reflect.DeepEqual(old, e) {
+		return
+	}
 	x.nodes[n.Name] = e
-	x.mu.Unlock()
+	if !had {
+		x.order = nil
+	}
+	x.changed()
 }
 
 func (x *capacityIndex) deleteNode(name string) {
 	x.mu.Lock()
-	delete(x.nodes, name)
-	x.mu.Unlock()
+	defer x.mu.Unlock()
+	if _, had := x.nodes[name]; had {
+		delete(x.nodes, name)
+		x.order = nil
+		x.changed()
+	}
 }
 
 // setPod counts a pod against its node while it is bound and not finished,
 // and stops counting it otherwise.
 func (x *capacityIndex) setPod(p *corev1.Pod) {
+	counted := p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+	var e podEntry
+	if counted {
+		e = podEntry{node: p.Spec.NodeName, owner: OwnerKey(p.Labels), request: placement.PodRequests(p)}
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if old, had := x.pods[p.UID]; had == counted && (!had || reflect.DeepEqual(old, e)) {
+		return // most pod events change only the status
+	}
 	x.removePodLocked(p.UID)
-	if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	if !counted {
 		return
 	}
-	e := podEntry{node: p.Spec.NodeName, owner: OwnerKey(p.Labels), request: placement.PodRequests(p)}
+	x.changed()
 	x.pods[p.UID] = e
 	x.requested[e.node] = add(x.requested[e.node], e.request, 1)
 	if e.owner != "" {
@@ -112,6 +156,7 @@ func (x *capacityIndex) removePodLocked(uid types.UID) {
 		return
 	}
 	delete(x.pods, uid)
+	x.changed()
 	if e.owner != "" {
 		x.bound[e.owner]--
 	}
@@ -132,15 +177,34 @@ func (x *capacityIndex) boundOf(owner string) int32 {
 
 // Nodes returns the member's nodes sorted by name, with Requested filled.
 func (x *capacityIndex) Nodes() []placement.Node {
+	nodes, _ := x.shared()
+	return slices.Clone(nodes)
+}
+
+// shared returns what Nodes returns and its generation, copied only when
+// the generation changed since the last call. The nodes are shared with
+// every caller until then: they must not be changed.
+func (x *capacityIndex) shared() ([]placement.Node, uint64) {
 	x.mu.RLock()
-	defer x.mu.RUnlock()
-	out := make([]placement.Node, 0, len(x.nodes))
-	for _, name := range slices.Sorted(maps.Keys(x.nodes)) {
-		n := x.nodes[name].node
-		n.Requested = x.requested[name]
-		out = append(out, n)
+	if x.viewGeneration == x.generation {
+		defer x.mu.RUnlock()
+		return x.view, x.generation
 	}
-	return out
+	x.mu.RUnlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.viewGeneration != x.generation {
+		if x.order == nil {
+			x.order = slices.Sorted(maps.Keys(x.nodes))
+		}
+		view := make([]placement.Node, len(x.order))
+		for i, name := range x.order {
+			view[i] = x.nodes[name].node
+			view[i].Requested = x.requested[name]
+		}
+		x.view, x.viewGeneration = view, x.generation
+	}
+	return x.view, x.generation
 }
 
 // PodsByNode returns, per node name, the requests of the pods bound to it.

@@ -52,6 +52,13 @@ type Inventory struct {
 	// owners are, per owner kind, the channels that receive an event naming
 	// the owner of a member object that changed.
 	owners map[string][]chan event.GenericEvent
+	// latency is the matrix of the clusters' latencies, nil after they
+	// changed; latencyEpoch counts the changes, so that a matrix built from
+	// older latencies is not stored.
+	latency      placement.Latency
+	latencyEpoch uint64
+	// snapshots shares what did not change between snapshots.
+	snapshots placement.Snapshots
 }
 
 type clusterEntry struct {
@@ -199,6 +206,7 @@ func (inv *Inventory) Disconnect(name string) {
 	m := inv.members[name]
 	delete(inv.members, name)
 	delete(inv.clusters, name)
+	inv.latenciesChanged()
 	inv.mu.Unlock()
 	if m != nil {
 		m.stop()
@@ -258,6 +266,9 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 	inv.mu.Lock()
 	old, had := inv.clusters[c.Name]
 	inv.clusters[c.Name] = e
+	if !had || !maps.Equal(old.latencies, e.latencies) {
+		inv.latenciesChanged()
+	}
 	inv.mu.Unlock()
 	if !had || old.info.Ready != ready {
 		inv.markDirty(c.Name)
@@ -329,25 +340,49 @@ func (inv *Inventory) Readiness() map[string]bool {
 
 // Snapshot returns the placement framework's view of every known cluster. A
 // cluster without a live connection is in it, not ready and without nodes, so
-// that decisions explain why it was not used.
+// that decisions explain why it was not used. It copies only the members
+// whose nodes or pods changed since the last snapshot (see
+// placement.Snapshots).
 func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement.Snapshot {
 	inv.mu.RLock()
 	clusters := make([]placement.Cluster, 0, len(inv.clusters))
-	latency := placement.Latency{}
+	gens := make([]uint64, 0, len(inv.clusters))
 	for name, e := range inv.clusters {
 		c := e.info
+		var gen uint64
 		if m, ok := inv.members[name]; ok {
-			c.Nodes = m.Nodes()
+			c.Nodes, gen = m.capacity.shared()
 		} else {
 			c.Ready = false
 		}
 		clusters = append(clusters, c)
-		for other, d := range e.latencies {
-			setLatency(latency, name, other, d)
+		gens = append(gens, gen)
+	}
+	latency, epoch := inv.latency, inv.latencyEpoch
+	built := latency == nil
+	if built {
+		latency = placement.Latency{}
+		for name, e := range inv.clusters {
+			for other, d := range e.latencies {
+				setLatency(latency, name, other, d)
+			}
 		}
 	}
 	inv.mu.RUnlock()
-	return placement.NewSnapshot(clusters, latency, traffic)
+	if built {
+		inv.mu.Lock()
+		if inv.latencyEpoch == epoch {
+			inv.latency = latency
+		}
+		inv.mu.Unlock()
+	}
+	return inv.snapshots.New(clusters, gens, latency, traffic)
+}
+
+// latenciesChanged drops the latency matrix. The caller holds inv.mu.
+func (inv *Inventory) latenciesChanged() {
+	inv.latency = nil
+	inv.latencyEpoch++
 }
 
 // setLatency records d between a and b in both directions, unless the other

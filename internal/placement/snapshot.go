@@ -93,11 +93,10 @@ func (c *ClusterInfo) own() {
 	if !c.shared {
 		return
 	}
-	free := make([]Resources, len(c.Free))
-	for j := range c.Free {
-		free[j] = c.Free[j]
-		if c.Free[j].Scalar != nil {
-			free[j].Scalar = maps.Clone(c.Free[j].Scalar)
+	free := slices.Clone(c.Free)
+	for j := range free {
+		if free[j].Scalar != nil {
+			free[j].Scalar = maps.Clone(free[j].Scalar)
 		}
 	}
 	c.Free, c.flags, c.shared = free, slices.Clone(c.flags), false
