@@ -107,6 +107,8 @@ func (s *CachedScorer) Resize(n int) {
 func (s *CachedScorer) Node(i int) *NodeState { return &s.nodes[i] }
 
 // Set makes node i n, re-encoding it only when it differs from what it was.
+// Calls for distinct nodes may run at once; none may run with Score or
+// Resize.
 func (s *CachedScorer) Set(i int, n *NodeState) {
 	if s.nodes[i] == *n {
 		return

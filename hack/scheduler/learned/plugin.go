@@ -3,6 +3,7 @@ package learned
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"slices"
 	"sync"
 
@@ -138,22 +139,13 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	defer p.mu.Unlock()
 	l := p.layoutOf(all)
 	cs := p.cached
-	for i, ni := range all {
-		if node := ni.Node(); l.objects[i] != node {
-			l.objects[i] = node
-			a := ni.GetAllocatable()
-			l.alloc[i] = [3]int64{a.GetMilliCPU(), a.GetMemory(), int64(a.GetAllowedPodNumber())}
-			l.power[i][0], l.power[i][1] = serve.NodePower(node)
+	// Reading 5,000 NodeInfos is mostly waiting for memory: the chunks
+	// go to as many goroutines as may run, so that their waits overlap.
+	parallel(len(all), func(lo, hi int) {
+		for i, ni := range all[lo:hi] {
+			p.setNode(l, lo+i, ni)
 		}
-		req := ni.GetRequested()
-		n := learn.NodeState{
-			AllocatableMilliCPU: l.alloc[i][0], AllocatableMemory: l.alloc[i][1], AllocatablePods: l.alloc[i][2],
-			RequestedMilliCPU: req.GetMilliCPU(), RequestedMemory: req.GetMemory(), RequestedPods: int64(len(ni.GetPods())),
-			IdleWatts: l.power[i][0], PeakWatts: l.power[i][1],
-		}
-		l.measured[i].Apply(&n)
-		cs.Set(i, &n)
-	}
+	})
 	n := len(all)
 	p.q, p.mask, p.passed, p.values = grow(p.q, n), grow(p.mask, n), grow(p.passed, n), grow(p.values, n)
 	cs.Score(&ps, p.q, p.mask)
@@ -173,6 +165,46 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	}
 	state.Write(stateKey, &scores{index: l.index, values: values})
 	return nil
+}
+
+// setNode gives the cached scorer node i as ni has it now; l is the
+// layout of ni's list and p.mu is held. Calls for distinct nodes may run
+// at once.
+func (p *Plugin) setNode(l *layout, i int, ni fwk.NodeInfo) {
+	if node := ni.Node(); l.objects[i] != node {
+		l.objects[i] = node
+		a := ni.GetAllocatable()
+		l.alloc[i] = [3]int64{a.GetMilliCPU(), a.GetMemory(), int64(a.GetAllowedPodNumber())}
+		l.power[i][0], l.power[i][1] = serve.NodePower(node)
+	}
+	req := ni.GetRequested()
+	n := learn.NodeState{
+		AllocatableMilliCPU: l.alloc[i][0], AllocatableMemory: l.alloc[i][1], AllocatablePods: l.alloc[i][2],
+		RequestedMilliCPU: req.GetMilliCPU(), RequestedMemory: req.GetMemory(), RequestedPods: int64(len(ni.GetPods())),
+		IdleWatts: l.power[i][0], PeakWatts: l.power[i][1],
+	}
+	l.measured[i].Apply(&n)
+	p.cached.Set(i, &n)
+}
+
+// parallelChunk is the fewest nodes worth a goroutine of their own.
+const parallelChunk = 1024
+
+// parallel calls f on consecutive ranges of [0, n) on up to GOMAXPROCS
+// goroutines and returns when all calls have.
+func parallel(n int, f func(lo, hi int)) {
+	workers := min(goruntime.GOMAXPROCS(0), (n+parallelChunk-1)/parallelChunk)
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := per; lo < n; lo += per {
+		wg.Go(func() { f(lo, min(lo+per, n)) })
+	}
+	f(0, min(per, n))
+	wg.Wait()
 }
 
 func grow[T any](s []T, n int) []T {
