@@ -117,6 +117,9 @@ func sumByCluster(data *queryData, label string) (map[string]float64, error) {
 			continue
 		}
 		traffic[cluster] += v
+		if math.IsInf(traffic[cluster], 0) {
+			return nil, fmt.Errorf("%w: the sum of the series of %s=%q overflows; want a finite number", ErrInvalidValue, label, cluster)
+		}
 	}
 	if len(unlabelled) > 0 {
 		const shown = 3
