@@ -147,7 +147,9 @@ func WriteDecision(adv *sharingv1alpha1.Advertisement, decision sharingv1alpha1.
 // PricesOf returns the prices that hold for adv: its own when it is Full,
 // else those of the last Full one the receiver kept in the annotation
 // AnnotationFullPrices; false when there are none yet.
-func PricesOf(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool) { return pricesOf(adv) }
+func PricesOf(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool) {
+	return pricesOf(adv)
+}
 
 // PodPrice is what one pod with requests costs per hour under prices, as a
 // provider prices an offer for it.
