@@ -95,6 +95,7 @@ func TestBroker(t *testing.T) {
 		return env.StartManager(t, func(mgr ctrl.Manager) error { return broker.Setup(mgr, opts, nil) })
 	}
 	mgr := start()
+	began := time.Now()
 
 	testenv.Eventually(t, 30*time.Second, "registrations decided", func() string {
 		var list sharingv1alpha1.PeerList
@@ -110,6 +111,8 @@ func TestBroker(t *testing.T) {
 		sort.Strings(got)
 		return cmp.Diff([]string{"member-cons/cons=Registered", "member-cons/prov-1=ClusterIDMismatch", "member-prov-1/prov-1=Registered", "member-prov-2/prov-2=Registered"}, got)
 	})
+	t.Logf("registrations decided %s after the broker started", time.Since(began).Round(time.Millisecond))
+	began = time.Now()
 
 	// Publish: each provider's agent advertises to the broker as to a
 	// consumer; the broker lists it, and the provider reserves it for it.
@@ -130,6 +133,7 @@ func TestBroker(t *testing.T) {
 		want := []string{"member-prov-1/prov-1=Listed", "member-prov-2/prov-2=Listed"}
 		return cmp.Diff(want, got) + cmp.Diff([]string{"broker.advertisement.prov-1=Reserved"}, reservations(t, p1))
 	})
+	t.Logf("both advertisements listed %s after the agents started", time.Since(began).Round(time.Millisecond))
 
 	// Query, as the consumer.
 	t.Run("query", func(t *testing.T) {
@@ -149,6 +153,7 @@ func TestBroker(t *testing.T) {
 		for i, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				q := &sharingv1alpha1.CapacityQuery{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("q%d", i), Namespace: "member-cons"}, Spec: tc.spec}
+				asked := time.Now()
 				if err := cons.Create(ctx, q); err != nil {
 					t.Fatal(err)
 				}
@@ -158,6 +163,7 @@ func TestBroker(t *testing.T) {
 					}
 					return cmp.Diff(tc.want, answer(q))
 				})
+				t.Logf("answered within %s", time.Since(asked).Round(time.Millisecond))
 			})
 		}
 		bad := &sharingv1alpha1.CapacityQuery{ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "member-cons"}, Spec: sharingv1alpha1.CapacityQuerySpec{Requests: rl("", "")}}
@@ -193,6 +199,7 @@ func TestBroker(t *testing.T) {
 	mgr.Stop()
 	time.Sleep(time.Until(deadline) + 500*time.Millisecond)
 	start()
+	restarted := time.Now()
 
 	var local sharingv1alpha1.Quote
 	testenv.Eventually(t, 60*time.Second, "the consumer learns the result", func() string {
@@ -211,6 +218,7 @@ func TestBroker(t *testing.T) {
 		}
 		return cmp.Diff("True/Offered/prov-2/600m EUR", fmt.Sprintf("%s/%s/%s/%s", cond.Status, cond.Reason, local.Status.Provider, price))
 	})
+	t.Logf("the consumer learned the result %s after the broker restarted (%s after the deadline)", time.Since(restarted).Round(time.Millisecond), time.Since(deadline).Round(time.Millisecond))
 	fwd := quotesIn(t, p2)[0]
 	testenv.Eventually(t, 30*time.Second, "prov-2 reserves, prov-1 is declined, nothing twice", func() string {
 		type state struct {
