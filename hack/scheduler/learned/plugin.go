@@ -56,6 +56,7 @@ type Plugin struct {
 type layout struct {
 	infos    []fwk.NodeInfo
 	index    map[fwk.NodeInfo]int32
+	byName   map[string]int32
 	version  uint64
 	measured []serve.Measured
 	objects  []*corev1.Node
@@ -120,6 +121,7 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 // position in index. It is not changed once written, so Clone shares it.
 type scores struct {
 	index  map[fwk.NodeInfo]int32
+	byName map[string]int32
 	values []uint8
 }
 
@@ -154,7 +156,11 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	// the maximum score.
 	clear(p.passed)
 	for _, ni := range feasible {
-		if i, ok := l.index[ni]; ok && p.mask[i] {
+		i, ok := l.index[ni]
+		if !ok {
+			i, ok = l.byName[ni.Node().Name]
+		}
+		if ok && p.mask[i] {
 			p.passed[i] = true
 		}
 	}
@@ -163,7 +169,7 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	for i, v := range p.values {
 		values[i] = uint8(v)
 	}
-	state.Write(stateKey, &scores{index: l.index, values: values})
+	state.Write(stateKey, &scores{index: l.index, byName: l.byName, values: values})
 	return nil
 }
 
@@ -223,11 +229,12 @@ func (p *Plugin) layoutOf(all []fwk.NodeInfo) *layout {
 		same = l.infos[i] == all[i]
 	}
 	if !same {
-		l = &layout{infos: slices.Clone(all), index: make(map[fwk.NodeInfo]int32, len(all)),
+		l = &layout{infos: slices.Clone(all), index: make(map[fwk.NodeInfo]int32, len(all)), byName: make(map[string]int32, len(all)),
 			measured: make([]serve.Measured, len(all)), objects: make([]*corev1.Node, len(all)),
 			alloc: make([][3]int64, len(all)), power: make([][2]float64, len(all))}
 		for i, ni := range all {
 			l.index[ni] = int32(i)
+			l.byName[ni.Node().Name] = int32(i)
 		}
 		p.layout = l
 		p.cached.Resize(len(all))
@@ -250,7 +257,11 @@ func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, n
 	s := data.(*scores)
 	i, ok := s.index[nodeInfo]
 	if !ok {
-		return 0, nil
+		// Not the snapshot's own NodeInfo (a copy made for this cycle):
+		// the node by name.
+		if i, ok = s.byName[nodeInfo.Node().Name]; !ok {
+			return 0, nil
+		}
 	}
 	return int64(s.values[i]), nil
 }
