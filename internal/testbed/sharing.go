@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -107,18 +108,26 @@ func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, 
 	began := time.Now()
 	clients := map[string]client.Client{}
 	for _, name := range sp.agentsOf() {
-		c := tb.Cluster(name)
-		cl, err := c.Client()
+		cl, err := tb.Cluster(name).Client()
 		if err != nil {
 			return err
 		}
 		clients[name] = cl
-		if _, err := installCRDs(ctx, cl); err != nil {
-			return fmt.Errorf("cluster %q: %w", name, err)
-		}
-		if err := ensureNamespace(ctx, cl, SharingNamespace); err != nil {
-			return fmt.Errorf("cluster %q: %w", name, err)
-		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for name, cl := range clients {
+		g.Go(func() error {
+			if _, err := installCRDs(gctx, cl); err != nil {
+				return fmt.Errorf("cluster %q: %w", name, err)
+			}
+			if err := ensureNamespace(gctx, cl, SharingNamespace); err != nil {
+				return fmt.Errorf("cluster %q: %w", name, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	regions := map[string]string{}
 	for _, c := range profile.Clusters {
