@@ -125,6 +125,9 @@ scheduler's filter for every policy. Use a seed the models were not trained on
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch o.level {
 			case levelNode:
+				if cmd.Flags().Changed("scenario") {
+					return fmt.Errorf("invalid --scenario: it concerns --level %s", levelCluster)
+				}
 				return o.run(cmd)
 			case levelCluster:
 				return o.runCluster(cmd)

@@ -75,6 +75,11 @@ func (o *learnEvalOptions) runCluster(cmd *cobra.Command) error {
 	if o.format != "table" && o.format != "json" {
 		return fmt.Errorf("invalid --format %q: want table or json", o.format)
 	}
+	for _, name := range []string{"nodes", "pattern", "duration", "latency-sensitive"} {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("invalid --%s: it concerns node models, not --level %s (the scenarios set the clusters and the run)", name, levelCluster)
+		}
+	}
 	if len(o.models) != 1 {
 		return fmt.Errorf("invalid --model: --level %s compares one model, got %d", levelCluster, len(o.models))
 	}

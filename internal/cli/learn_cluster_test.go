@@ -87,6 +87,8 @@ func TestLearnClusterTrainAndEval(t *testing.T) {
 	}{
 		{name: "unknown level", args: []string{"train", "--level", "rack", "--out", filepath.Join(dir, "x.json")}, want: "--level"},
 		{name: "node flag", args: []string{"train", "--level", "cluster", "--reward", "EE", "--out", filepath.Join(dir, "x.json")}, want: "--reward"},
+		{name: "node flag in eval", args: []string{"eval", "--level", "cluster", "--model", model, "--scenario", sc, "--nodes", "10"}, want: "--nodes"},
+		{name: "cluster flag at node level", args: []string{"eval", "--model", model, "--scenario", sc}, want: "--scenario"},
 		{name: "training seed", args: []string{"eval", "--level", "cluster", "--model", model, "--scenario", sc, "--seed", "2000000"}, want: "--seed"},
 		{name: "missing model file", args: []string{"eval", "--level", "cluster", "--model", filepath.Join(dir, "missing.json"), "--scenario", sc}, want: "missing.json"},
 	} {
