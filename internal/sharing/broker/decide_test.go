@@ -98,7 +98,7 @@ func TestMatch(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, m := range match(&tc.q, table, t0) {
+			for _, m := range match(&tc.q, table) {
 				price := "free"
 				if m.Price != nil {
 					price = m.Price.Amount.String()

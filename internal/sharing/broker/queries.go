@@ -56,7 +56,7 @@ func (r *queries) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		matches = match(&q.Spec, table, r.clock.Now())
+		matches = match(&q.Spec, table)
 		cond.Status = metav1.ConditionTrue
 		cond.Reason, cond.Message = queryMessage(matches, len(table))
 	}

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"regexp"
 	"sort"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -95,7 +94,7 @@ type listing struct {
 // pod the query describes, in its region and under its price, cheapest
 // first (free sharing before any price), then by provider and shape. The
 // pod's price is what the provider would offer it for (agent.PodPrice).
-func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing, now time.Time) []sharingv1alpha1.CapacityMatch {
+func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alpha1.CapacityMatch {
 	type priced struct {
 		m    sharingv1alpha1.CapacityMatch
 		cost *big.Rat
