@@ -156,6 +156,16 @@ func (o *Optimizer) Status() Status {
 	return st
 }
 
+// State returns the advice state: the last count advised and when it
+// changed, the freeze interval's clock.
+func (o *Optimizer) State() State { return o.state }
+
+// Resume sets the advice state, as a restarted controller or advisor found
+// it kept, so the freeze interval holds across the restart: the next
+// advice keeps s.Replicas until Config.FreezeInterval has passed since
+// s.ChangedAt.
+func (o *Optimizer) Resume(s State) { o.state = s }
+
 // Advise decides from the last sample at time now, remembers the advice and
 // returns it.
 func (o *Optimizer) Advise(now time.Time) (Advice, error) {

@@ -159,7 +159,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		set(hpa, multiclusterv1alpha1.ConditionAbleToScale, false, "FailedUpdateScale", err.Error())
 		return next, fmt.Errorf("failed to scale MultiClusterDeployment %s: %w", mcd.Name, err)
 	}
-	now := metav1.Now()
+	// The optimizer's freeze interval resumes from this time after a
+	// restart, so it is the reconciler's clock.
+	now := metav1.NewTime(r.Clock.Now())
 	hpa.Status.LastScaleTime = &now
 	hpa.Status.LastScaleReason = conditions.Truncate(fmt.Sprintf("from %d to %d: %s", current, desired, why), 1024)
 	if r.Recorder != nil {

@@ -80,8 +80,11 @@ func optimizerConfig(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscal
 
 // optimizerFor returns the autoscaler's optimizer, made anew when its
 // configuration changed, from the knowledge base its ConfigMap keeps when
-// the metrics' names match.
-func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, cfg optimizer.Config) (*optimizerState, error) {
+// the metrics' names match. One made from the ConfigMap (the controller
+// restarted) resumes the freeze interval's clock from the status: the
+// target's count current was set at status.lastScaleTime, so a different
+// advice waits until the freeze interval has passed since then.
+func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler, cfg optimizer.Config, current int32) (*optimizerState, error) {
 	fp, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("failed to encode the optimizer's configuration: %w", err)
@@ -114,6 +117,11 @@ func (r *Reconciler) optimizerFor(ctx context.Context, hpa *multiclusterv1alpha1
 			return nil, err
 		}
 	}
+	if ok {
+		opt.Resume(st.opt.State())
+	} else if t := hpa.Status.LastScaleTime; t != nil {
+		opt.Resume(optimizer.State{Replicas: int(current), ChangedAt: t.Time})
+	}
 	st = &optimizerState{fingerprint: string(fp), opt: opt, store: store}
 	r.mu.Lock()
 	r.optimizers[key] = st
@@ -140,7 +148,7 @@ func (r *Reconciler) optimize(ctx context.Context, hpa *multiclusterv1alpha1.Mul
 	if err != nil {
 		return fail("InvalidOptimizerSpec", err.Error())
 	}
-	st, err := r.optimizerFor(ctx, hpa, cfg)
+	st, err := r.optimizerFor(ctx, hpa, cfg, current)
 	if err != nil {
 		return fail("KnowledgeBaseUnreadable", err.Error())
 	}
