@@ -60,8 +60,9 @@
 //
 // As Karpenter consolidates, a Ready cloud node whose pods fit on the other
 // Ready cloud nodes, whose requests are below the scale-down utilization
-// (an empty node always qualifies), and whose room the predictive forecast
-// does not need, is a candidate. Nothing goes while nodes are coming (they
+// (an empty node always qualifies; in predictive mode, any node once the
+// forecast expects no rise), and whose room the predictive forecast does
+// not need, is a candidate. Nothing goes while nodes are coming (they
 // were bought for pods that will take the room the candidates show). In
 // reactive mode a candidate goes once it has stayed so for the scale-down
 // delay, Algorithm 4's only guard against the demand coming back. In

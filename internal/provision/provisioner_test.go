@@ -73,6 +73,15 @@ func TestProvisioner(t *testing.T) {
 	ready := func(workloads int, nodes ...NodeState) *Cloud {
 		return &Cloud{Phase: Ready, Nodes: nodes, Workloads: workloads}
 	}
+	// busy is 75% requested; its pod fits in what roomy, an xlarge node
+	// 56% requested, has free.
+	busy := node("busy", 3000, true, cpu(3000))
+	roomy := NodeState{
+		Name: "roomy", Flavor: "xlarge", Ready: true,
+		Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110},
+		Requested:   placement.Resources{MilliCPU: 4500, Memory: 4500 * gi / 1000, Pods: 1},
+		Pods:        []placement.Resources{cpu(4500)},
+	}
 	tests := []struct {
 		name  string
 		mode  Mode
@@ -180,6 +189,38 @@ func TestProvisioner(t *testing.T) {
 				{23 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))), Decision{Action: None}},
 				{24 * time.Minute, inCloud(rising(52, nil), ready(1, node("n1", 0, true), node("n2", 3000, true, cpu(3000)))),
 					Decision{Action: RemoveNodes, Remove: []string{"n1"}, Reason: "pods fit on the other cloud nodes for 2m0s"}},
+			},
+		},
+		{
+			name: "reactive keeps a node above the scale-down utilization although its pods fit elsewhere",
+			mode: Reactive,
+			steps: []step{
+				{0, inCloud(rising(40, free), ready(2, busy, roomy)), Decision{Action: None}},
+				{20 * time.Minute, inCloud(rising(40, free), ready(2, busy, roomy)), Decision{Action: None}},
+			},
+		},
+		{
+			name: "predictive drains a busy node whose pods fit elsewhere once the demand is settled",
+			mode: Predictive,
+			steps: []step{
+				{0, inCloud(rising(40, free), ready(2, busy, roomy)), Decision{Action: None}},
+				{time.Minute, inCloud(rising(40, free), ready(2, busy, roomy)), Decision{Action: None}},
+				{2 * time.Minute, inCloud(rising(40, free), ready(2, busy, roomy)),
+					Decision{Action: RemoveNodes, Drain: []string{"busy"}, Reason: "pods fit on the other cloud nodes for 2m0s"}},
+			},
+		},
+		{
+			name: "predictive keeps a busy node while the demand rises, though the forecast fits without it",
+			mode: Predictive,
+			steps: []step{
+				{0, rising(40, free), Decision{Action: None, Reason: "member clusters have room"}},
+				{2 * time.Minute, rising(42, free), Decision{Action: None, Reason: "member clusters have room"}},
+				{4 * time.Minute, rising(44, free), Decision{Action: None, Reason: "member clusters have room"}},
+				// 1 replica/min: room for 4 more of 1 CPU, which the
+				// members' free space holds with or without the busy node.
+				{6 * time.Minute, inCloud(rising(46, free), ready(2, busy, roomy)), Decision{Action: None}},
+				{8 * time.Minute, inCloud(rising(48, free), ready(2, busy, roomy)), Decision{Action: None}},
+				{12 * time.Minute, inCloud(rising(52, free), ready(2, busy, roomy)), Decision{Action: None}},
 			},
 		},
 	}
