@@ -102,6 +102,11 @@ func ReadClusterModel(r io.Reader) (*ClusterModel, error) {
 	case !slices.Equal(f.Schema.Workload, want.Workload):
 		return nil, fmt.Errorf("%w: schema.workload is [%s], this build encodes [%s]", ErrSchema, strings.Join(f.Schema.Workload, ","), strings.Join(want.Workload, ","))
 	}
+	// As in Read: the widths decide what NewNetwork allocates, so they are
+	// checked against the parameters the file holds first.
+	if !fills(len(want.Cluster)+len(want.Workload), f.Hidden, len(f.Params)) {
+		return nil, fmt.Errorf("params: %d values do not fill a network of hidden widths %v", len(f.Params), f.Hidden)
+	}
 	net, err := NewNetwork(len(want.Cluster), len(want.Workload), f.Hidden, 0)
 	if err != nil {
 		return nil, fmt.Errorf("hidden %v: %w", f.Hidden, err)

@@ -160,6 +160,9 @@ func TestFactoryRefusesBadFiles(t *testing.T) {
 		{name: "params cut", edit: func(s string) string {
 			return strings.Replace(s, `"params":[`, `"params":[1,`, 1)
 		}, want: "params"},
+		{name: "huge widths", edit: func(s string) string {
+			return strings.Replace(s, `"hidden":[16,8]`, `"hidden":[100000,100000]`, 1)
+		}, want: "params"},
 		{name: "negative width", edit: func(s string) string {
 			return strings.Replace(s, `"hidden":[16,8]`, `"hidden":[16,-8]`, 1)
 		}, want: "hidden"},
