@@ -102,9 +102,17 @@ func (c CapacityConfig) String() string {
 	return fmt.Sprintf("%d region(s), %d zone(s) declared, others unlimited", len(c.Regions), len(c.Zones))
 }
 
+// maxVCPU bounds a declared capacity: far beyond any region, and far
+// below where its millicores overflow an int64.
+const maxVCPU = 1e9
+
 func milliCPU(field string, vcpu float64) (int64, error) {
 	if !(vcpu > 0) || math.IsInf(vcpu, 0) {
 		return 0, fmt.Errorf("%s: %g vCPU must be a number greater than zero", field, vcpu)
+	}
+	// Below half a millicore the capacity would round to none at all.
+	if vcpu < 0.001 || vcpu > maxVCPU {
+		return 0, fmt.Errorf("%s: %g vCPU must be from 0.001 to %g", field, vcpu, float64(maxVCPU))
 	}
 	return int64(math.Round(vcpu * 1000)), nil
 }
