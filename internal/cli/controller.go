@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -46,6 +45,8 @@ type controllerFlags struct {
 	webhookHost         string
 	webhookPort         int
 	webhookCertDir      string
+	dashboardAddr       string
+	dashboardCertDir    string
 	policy              policy.Options
 	carbon              carbonFlags
 }
@@ -122,6 +123,8 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.DurationVar(&f.opts.CloudVMPoll, "cloudvm-poll", decide.DefaultVMTiming.Poll, "time between two readings of a running CloudVM's provider objects")
 	fl.StringVar(&f.webhookHost, "webhook-host", "", "address the admission webhook listens on (empty: every address)")
 	fl.IntVar(&f.webhookPort, "webhook-port", ctrlwebhook.DefaultPort, "port of the CloudVM admission webhook (HTTPS)")
+	fl.StringVar(&f.dashboardAddr, "dashboard-bind-address", "", "address of the web dashboard (empty: off); it reads with each viewer's bearer token, and needs --dashboard-cert-dir unless the address is a loopback one")
+	fl.StringVar(&f.dashboardCertDir, "dashboard-cert-dir", "", "folder holding the dashboard's serving certificate as tls.crt and tls.key (reloaded when it changes); the dashboard is served over HTTPS")
 	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
 	f.policy.AddFlags(fl)
 	f.carbon.addFlags(fl)
@@ -130,9 +133,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 
 func runController(cmd *cobra.Command, f *controllerFlags) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr())))
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	cfg, err := loadKubeconfig(f.kubeconfig, f.context)
 	if err != nil {
 		return fmt.Errorf("failed to load the management cluster's kubeconfig: %w", err)
 	}
@@ -201,6 +202,9 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	}
 	webhookState, err := setupWebhook(mgr, f, engine, sched.planner)
 	if err != nil {
+		return err
+	}
+	if err := setupDashboard(mgr, cfg, f); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

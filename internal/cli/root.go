@@ -31,6 +31,7 @@ placement code:
 		newAgentCommand(),
 		newSuggestCommand(),
 		newBrokerCommand(),
+		newDashboardCommand(),
 	)
 	return root
 }
