@@ -46,6 +46,10 @@ scheduler-bin: k8s-bin ## Build kube-scheduler with Meridian's learned Score plu
 helm-bin: ## Build the helm binary the chart tests run (hack/helm-bin.sh, about a minute the first time) into bin/helm/.
 	@hack/helm-bin.sh >/dev/null
 
+.PHONY: chromium
+chromium: ## Install Debian's Chromium, which the dashboard's browser test drives, when it is missing.
+	@hack/debian-bin.sh chromium chromium MERIDIAN_CHROMIUM >/dev/null
+
 .PHONY: prometheus
 prometheus: ## Install Debian's Prometheus server, which tests query, when it is missing.
 	@hack/prometheus.sh >/dev/null
@@ -74,7 +78,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the web
 ##@ Test
 
 .PHONY: test
-test: k8s-bin scheduler-bin helm-bin prometheus ## Build what is missing, then run every test (unit, envtest, end-to-end, the Helm chart, the learned scheduler plugin's module) with a summary.
+test: k8s-bin scheduler-bin helm-bin prometheus chromium ## Build what is missing, then run every test (unit, envtest, end-to-end, the Helm chart, the dashboard in Chromium, the learned scheduler plugin's module) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs Meridian's tests, unit and envtest (real API servers from
 # `make k8s-bin`, a real Prometheus from `make prometheus`, helm from
-# `make helm-bin`), streams go test's output and ends with a summary.
+# `make helm-bin`, Chromium from `make chromium`), streams go test's output and ends with a summary.
 #
 # Usage: hack/test.sh [packages...]   (default ./...)
 # GO_TEST_FLAGS adds flags to go test, for example GO_TEST_FLAGS=-race.
@@ -15,6 +15,8 @@ export MERIDIAN_PROMETHEUS="${MERIDIAN_PROMETHEUS:-$(hack/prometheus.sh | tail -
 echo "Prometheus: $MERIDIAN_PROMETHEUS"
 export MERIDIAN_HELM="${MERIDIAN_HELM:-$(hack/helm-bin.sh | tail -1)}"
 echo "helm: $MERIDIAN_HELM"
+export MERIDIAN_CHROMIUM="${MERIDIAN_CHROMIUM:-$(hack/debian-bin.sh chromium chromium MERIDIAN_CHROMIUM | tail -1)}"
+echo "Chromium: $MERIDIAN_CHROMIUM"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
