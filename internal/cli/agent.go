@@ -76,6 +76,7 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 	if err != nil {
 		return fmt.Errorf("failed to load the cluster's kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = f.opts.KubeAPIQPS, f.opts.KubeAPIBurst
 	ctx := cmd.Context()
 	engine, err := policy.New(ctx, f.policy, policy.WithRegisterer(metrics.Registry), policy.WithLogger(ctrl.Log.WithName("policy")))
 	if err != nil {

@@ -52,6 +52,12 @@ type Options struct {
 	// AllowedConsumers lists the consumers this cluster advertises to;
 	// empty allows every consumer Peer.
 	AllowedConsumers []string
+	// KubeAPIQPS and KubeAPIBurst bound the requests to this cluster's and
+	// every peer's API server: a hundred virtual nodes are some five
+	// hundred requests (node, status, Lease, advertisement status), which
+	// client-go's default of 5 per second would stretch to over a minute.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 }
 
 // AddFlags binds o to fs.
@@ -70,6 +76,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ClockSkew, "clock-skew", 30*time.Second, "clock difference tolerated between a provider and this cluster")
 	fs.DurationVar(&o.PeerProbeInterval, "peer-probe-interval", 10*time.Second, "how often each peer's API server is probed for its Peer's Ready condition and latency")
 	fs.StringSliceVar(&o.AllowedConsumers, "allowed-consumers", nil, "consumers this cluster advertises to (empty: every consumer Peer)")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", 100, "requests per second to this cluster's and each peer's API server")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", 200, "burst of requests to this cluster's and each peer's API server")
 }
 
 // Default fills the zero fields with the flags' defaults.
@@ -91,6 +99,12 @@ func (o *Options) Default() {
 	def(&o.PeerProbeInterval, 10*time.Second)
 	if o.ChangeFraction == 0 {
 		o.ChangeFraction = 0.1
+	}
+	if o.KubeAPIQPS == 0 {
+		o.KubeAPIQPS = 100
+	}
+	if o.KubeAPIBurst == 0 {
+		o.KubeAPIBurst = 200
 	}
 	if o.Namespace == "" {
 		o.Namespace = "meridian-system"

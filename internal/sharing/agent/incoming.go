@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -20,6 +21,9 @@ import (
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
 )
+
+// incomingWorkers is how many advertisements are decided at once.
+const incomingWorkers = 8
 
 // incoming decides every Advertisement written into this cluster.
 type incoming struct {
@@ -51,6 +55,10 @@ func (r *incoming) setup(mgr ctrl.Manager) error {
 			}
 			return out
 		}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Advertisements arriving together (a hundred providers, or one
+		// renewing many) are decided side by side: each waits on its own
+		// writes and the policy engine evaluates concurrently.
+		WithOptions(controller.Options{MaxConcurrentReconciles: incomingWorkers}).
 		Complete(r)
 }
 

@@ -169,6 +169,7 @@ func (p *providers) serve(peer *sharingv1alpha1.Peer, secret *corev1.Secret, ver
 	if err != nil {
 		return nil, err
 	}
+	cfg.QPS, cfg.Burst = p.opts.KubeAPIQPS, p.opts.KubeAPIBurst
 	pm, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: p.mgr.GetScheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Cache:  virtualnode.ProviderCacheOptions(p.opts.ClusterID),
