@@ -2,9 +2,12 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"testing/fstest"
 )
@@ -62,5 +65,43 @@ func FuzzParse(f *testing.F) {
 		if problems := validate(s); len(problems) > 0 {
 			t.Fatalf("an accepted scenario is invalid once its defaults are set: %v", problems)
 		}
+		if path := nonFinite(reflect.ValueOf(s).Elem(), ""); path != "" {
+			t.Fatalf("an accepted scenario holds a number that is not finite at %s", path)
+		}
 	})
+}
+
+// nonFinite returns the path of the first NaN or infinite float in v, or "".
+func nonFinite(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return path
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return nonFinite(v.Elem(), path)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				if p := nonFinite(v.Field(i), path+"."+v.Type().Field(i).Name); p != "" {
+					return p
+				}
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if p := nonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			if p := nonFinite(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
