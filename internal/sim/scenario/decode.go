@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -217,6 +218,12 @@ func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
 		f, err := strconv.ParseFloat(s, v.Type().Bits())
 		if err != nil {
 			d.fail(n, path, "%q: not a number", s)
+			return
+		}
+		// ParseFloat reads "NaN" and "Inf", which no check of a range
+		// refuses (NaN < 0 is false).
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			d.fail(n, path, "%q: not a finite number", s)
 			return
 		}
 		v.SetFloat(f)
