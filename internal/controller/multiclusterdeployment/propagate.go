@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
@@ -28,20 +29,32 @@ type rollout struct {
 }
 
 // propagate writes the plan's rollout into the members: members that grow
-// first, then members that shrink (a member left with none loses its
+// first, all at once, then members that shrink (a member left with none loses its
 // Deployment), unless a disruption budget holds the move.
 func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) rollout {
 	ro := p.Rollout
 	out := rollout{waiting: ro.Waiting, unreachable: ro.Unreachable}
+	// Members that grow are written at once: each is its own API server,
+	// and one after the other a workload spread over n members waited n
+	// round trips before its last Deployment existed.
+	grown := make([]error, len(ro.Grow))
+	var wg sync.WaitGroup
+	for i, name := range ro.Grow {
+		wg.Go(func() {
+			d := propagation.Deployment(mcd, p.Target[name])
+			if err := propagation.Apply(ctx, members[name].client, d); err != nil {
+				grown[i] = fmt.Errorf("member %q: %w", name, err)
+				return
+			}
+			log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
+		})
+	}
+	wg.Wait()
 	var errs []error
-	for _, name := range ro.Grow {
-		m := members[name]
-		d := propagation.Deployment(mcd, p.Target[name])
-		if err := propagation.Apply(ctx, m.client, d); err != nil {
-			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
-			continue
+	for _, err := range grown {
+		if err != nil {
+			errs = append(errs, err)
 		}
-		log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
 	}
 
 	shrink := ro.Shrink
