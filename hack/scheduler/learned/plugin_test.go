@@ -2,6 +2,7 @@ package learned
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -88,8 +89,17 @@ func newTestPlugin(t testing.TB, nodes []*corev1.Node, pods []*corev1.Pod, laten
 // and as its snapshot does, keeping the generation, when it assumes a
 // pod of a group) or replaces a node object, so that what the plugin
 // keeps between cycles must follow.
+// It runs at 30 nodes and at 1,200, where PreScore reads the nodes and
+// the model runs on several goroutines.
 func TestPluginRanksAsTheModel(t *testing.T) {
-	nodes, pods, latency := cluster(30)
+	for _, n := range []int{30, 1200} {
+		t.Run(fmt.Sprintf("%d nodes", n), func(t *testing.T) { testPluginRanksAsTheModel(t, n) })
+	}
+}
+
+func testPluginRanksAsTheModel(t *testing.T, n int) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2)))
+	nodes, pods, latency := cluster(n)
 	p, all := newTestPlugin(t, nodes, pods, latency)
 	tests := []struct {
 		name string
