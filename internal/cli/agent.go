@@ -41,9 +41,10 @@ offers and frees what expires or is released; capacity is never promised to
 two consumers, also across restarts (the ledger is rebuilt from Reservations).
 As a consumer it decides every Advertisement by the Rego package
 meridian.sharing.incoming of the policy bundle, and auctions pending pods that
-fit no accepted advertisement among its provider Peers; for every provider Peer
-present at start it makes virtual nodes from the accepted advertisements and
-reflects the pods bound to them into the provider (internal/virtualnode).
+fit no accepted advertisement among its provider Peers; for every provider Peer,
+also one created while it runs, it makes virtual nodes from the accepted
+advertisements and won auctions and reflects the pods bound to them into the
+provider (internal/virtualnode).
 
 Peers, their credentials Secrets (a kubeconfig whose context namespace is
 where this cluster writes in the peer) and Reservations live in --namespace.
@@ -58,6 +59,7 @@ See docs/sharing.md.`,
 	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
 	fl.IntVar(&f.virtualNodes.Slice.MaxNodes, "max-virtual-nodes", 100, "most virtual nodes made from one advertisement")
+	fl.IntVar(&f.virtualNodes.MaxConcurrentReconciles, "virtual-node-workers", 32, "virtual nodes and pods of each provider handled at once (each waits mostly on the API server)")
 	fl.DurationVar(&f.virtualNodes.LeaseDuration, "virtual-node-lease", 40*time.Second, "Lease duration of virtual nodes (renewed every quarter of it)")
 	f.opts.AddFlags(fl)
 	f.policy.AddFlags(fl)

@@ -25,6 +25,13 @@
 // neither loses nor duplicates one; the advertisement, which the provider
 // owns, carries no finalizer.
 //
+// OfferNodeReconciler does the same for the auctions the consumer won
+// from the provider: PlanOfferNodes makes one node per replica of every
+// component of the won Quote, of that replica's requests and one pod slot,
+// while the provider confirmed the acknowledgement (read in
+// Options.ProviderNamespace of the provider), no Release names the offer
+// and its expiresAt (the Reservation's, once confirmed) has not passed.
+//
 // # Pod reflection
 //
 // PodReflector is the kubelet of those nodes. A pod bound to one gets a
@@ -32,7 +39,10 @@
 // TwinNamespace(consumer, namespace), with the containers' requests,
 // limits, env, command, args, ports and volume mounts and the pod's
 // volumes intact; the ConfigMaps and Secrets it references (ReferencesOf)
-// are copied beside it. The service account and its token are not
+// are copied beside it, copied again when they change (their metadata is
+// watched, the copied resourceVersion remembered) and deleted from the
+// provider with the last twin that references them. The service account
+// and its token are not
 // (automountServiceAccountToken false), nor what names only consumer
 // objects (node binding, affinities, virtual-node selectors and
 // toleration, priority class). The twin is labelled
@@ -62,16 +72,16 @@
 //
 // # Registering
 //
-// The agent makes two managers for each provider peer: the consumer's own
-// cluster, and the provider's API server reached with the credentials of
-// the Peer's credentialsSecretRef, its cache restricted with
-// ProviderCacheOptions. It then calls
+// The agent (agent.SetupVirtualNodes) serves each provider Peer, also one
+// created while it runs: a manager on the provider's API server, reached
+// with the credentials of the Peer's credentialsSecretRef and its cache
+// restricted with ProviderCacheOptions, and
 //
 //	virtualnode.Setup(consumerMgr, providerMgr, virtualnode.Options{
 //		ConsumerID: "<this cluster>", ProviderID: peer.Spec.ClusterID,
+//		AuctionNamespace: "<agent namespace>", ProviderNamespace: "<kubeconfig's namespace>",
 //	})
 //
-// and starts both managers (the provider's with mgr.Add on the consumer's,
-// or side by side). Setup may be called once per provider on the same
-// consumer manager.
+// Setup may be called once per provider on the same consumer manager;
+// IndexPods must run before that manager starts when Setup runs after.
 package virtualnode

@@ -53,8 +53,10 @@
 // Both sides: the peer status reconciler (peer_status.go) probes each
 // Peer's API server with its credentials and writes Ready, the phase, the
 // last time it answered and the latency (auction ties, virtual nodes'
-// readiness). SetupVirtualNodes starts package virtualnode for every
-// provider Peer.
+// readiness). SetupVirtualNodes serves every provider Peer with package
+// virtualnode (virtual nodes of accepted advertisements and of won
+// auctions, pod reflection), starting and stopping it as Peers come, change
+// and go, without a restart (virtualnodes.go).
 //
 // Where this cluster writes in a peer is the namespace of the kubeconfig
 // in the Peer's credentials Secret: the least-privilege service account the
