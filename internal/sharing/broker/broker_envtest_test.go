@@ -176,7 +176,7 @@ func TestBroker(t *testing.T) {
 	// broker; the broker is stopped once it forwarded it and restarted
 	// after the deadline.
 	brokerPeer(t, c, sharingv1alpha1.RoleProvider, atBroker["cons"], nil)
-	startAgent(t, c, "cons", func(o *agent.Options) { o.AuctionWindow = 6 * time.Second })
+	startAgent(t, c, "cons", func(o *agent.Options) { o.AuctionWindow = 10 * time.Second })
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
 		Name: "web", Image: "nginx", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")}},
 	}}}}
