@@ -5,9 +5,12 @@
 //
 // The capacity index is incremental: node and pod events update per-node
 // allocatable and requested sums (pods bound to a node and not finished, with
-// requests computed as kube-scheduler computes them), so a snapshot costs a
-// copy of the nodes, never a list of the pods. Pods are stored in the cache
-// trimmed to the fields that matter for capacity and status.
+// requests computed as kube-scheduler computes them), so a snapshot never
+// lists the pods. Each member's nodes carry a generation that changes only
+// with what a snapshot reads; a snapshot copies the nodes of the members
+// whose generation changed since the previous one and shares the rest with
+// it (placement.Snapshots). Pods are stored in the cache trimmed to the
+// fields that matter for capacity and status.
 //
 // Health is a heartbeat: Heartbeat asks the member's API server for its
 // version with a deadline, and the Cluster controller turns the answer into
