@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,10 +44,14 @@ func startSharing(t *testing.T) *sharingWorld {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
 	}
 	ctrllog.SetLogger(logr.Discard())
-	bin := filepath.Join(t.TempDir(), "meridian")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/meridian-dev/meridian/cmd/meridian")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("failed to build meridian for the agents: %v\n%s", err, out)
+	// MERIDIAN_BINARY runs the agents with a meridian already built.
+	bin := os.Getenv("MERIDIAN_BINARY")
+	if bin == "" {
+		bin = filepath.Join(t.TempDir(), "meridian")
+		build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/meridian-dev/meridian/cmd/meridian")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("failed to build meridian for the agents: %v\n%s", err, out)
+		}
 	}
 	profile, err := testbed.LoadProfile("sharing")
 	if err != nil {
