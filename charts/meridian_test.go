@@ -203,6 +203,10 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 			}
 		},
 	}, {
+		name: "broker",
+		args: []string{"--set", "broker.enabled=true,broker.brokerID=hub"},
+		want: map[string][]string{"-controller": {"controller"}, "-broker": {"broker", "--broker-id=hub", "--leader-elect=false"}},
+	}, {
 		name: "Grafana dashboards for the sidecar",
 		args: []string{"--set", "grafana.dashboards.enabled=true"},
 		want: map[string][]string{"-controller": {"controller"}},
@@ -290,6 +294,8 @@ func TestMeridianChartRefusesBadValues(t *testing.T) {
 		"metrics.serviceMonitor.interval=30":   "/metrics/serviceMonitor/interval",
 		"advisor.port=70000":                   "/advisor/port",
 		"webhook.certManager.issuerRef.kind=X": "/webhook/certManager/issuerRef/kind",
+		"broker.enabled=true":                  "broker.brokerID",
+		"broker.brokerID=Not_A_Label":          "/broker/brokerID",
 	}
 	for set, field := range cases {
 		_, err := render(t, "--set", set)

@@ -25,6 +25,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
+	"github.com/meridian-dev/meridian/internal/placement/plugins/learned"
 	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/traffic"
 )
@@ -84,6 +85,10 @@ type Options struct {
 	// EmissionsTiming says when finished CloudVMs and MultiClusterJobs are
 	// accounted; zero fields take decide.DefaultEmissionsTiming's.
 	EmissionsTiming decide.EmissionsTiming
+	// ClusterModel is the file of the learned cluster scorer that the
+	// Learned placement policy ranks clusters with (meridian learn train
+	// --level cluster); empty uses the model shipped in the binary.
+	ClusterModel string
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -107,7 +112,11 @@ func SweptKinds() []propagation.SweptKind {
 
 // Setup adds the inventory and every management-plane controller to mgr.
 func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
-	fw, err := plugins.NewFramework()
+	reg := plugins.NewRegistry()
+	if opts.ClusterModel != "" {
+		reg[learned.Name] = learned.Factory(opts.ClusterModel)
+	}
+	fw, err := placement.NewFramework(reg, plugins.Profiles()...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the placement framework: %w", err)
 	}

@@ -85,6 +85,10 @@ const (
 	// PolicyCarbon prefers the clusters whose grid zone has the lowest
 	// carbon intensity now and over the next hours (Snapshot.Carbon).
 	PolicyCarbon Policy = "Carbon"
+	// PolicyLearned ranks the clusters by the learned cluster scorer, the
+	// DeepSets DQN trained in the multi-cluster simulator (issue 14,
+	// plugins/learned).
+	PolicyLearned Policy = "Learned"
 )
 
 // Workload is one MultiClusterDeployment or MultiClusterJob to place.

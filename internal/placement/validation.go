@@ -9,10 +9,10 @@ import (
 )
 
 // knownPolicies are the policies a workload and a profile may name.
-var knownPolicies = []Policy{PolicyClusterAffinity, PolicyWorstFit, PolicyBestFit, PolicyTrafficAware, PolicyCarbon}
+var knownPolicies = []Policy{PolicyClusterAffinity, PolicyWorstFit, PolicyBestFit, PolicyTrafficAware, PolicyCarbon, PolicyLearned}
 
 // Policies returns the placement policies: seed 001's, in the order the
-// paper introduces them, then Carbon (issue 12).
+// paper introduces them, then Carbon (issue 12) and Learned (issue 14).
 func Policies() []Policy { return slices.Clone(knownPolicies) }
 
 // Validate checks the workload and returns an error wrapping

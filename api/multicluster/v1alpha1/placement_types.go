@@ -6,7 +6,7 @@ import (
 )
 
 // PlacementPolicy names how clusters are ranked.
-// +kubebuilder:validation:Enum=ClusterAffinity;WorstFit;BestFit;TrafficAware;Carbon
+// +kubebuilder:validation:Enum=ClusterAffinity;WorstFit;BestFit;TrafficAware;Carbon;Learned
 type PlacementPolicy string
 
 // The placement policies of seed 001.
@@ -23,6 +23,9 @@ const (
 	// Carbon prefers the clusters whose electricity grid (spec.gridZone)
 	// has the lowest carbon intensity now and over the next hours.
 	Carbon PlacementPolicy = "Carbon"
+	// Learned ranks the clusters by the learned cluster scorer (a DeepSets
+	// DQN trained in the multi-cluster simulator; docs/learn-clusters.md).
+	Learned PlacementPolicy = "Learned"
 )
 
 // SubstitutionPolicy names how substitute clusters are chosen.

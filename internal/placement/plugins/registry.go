@@ -76,6 +76,7 @@ func Profiles() []placement.Profile {
 		profile(placement.PolicyBestFit, bestfit.Name),
 		trafficAware,
 		profile(placement.PolicyCarbon, carbon.Name),
+		profile(placement.PolicyLearned, learned.Name),
 	}
 }
 

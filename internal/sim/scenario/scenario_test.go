@@ -117,7 +117,7 @@ func TestMalformed(t *testing.T) {
 		{
 			name: "unknown placement",
 			old:  "placement: ClusterAffinity", new: "placement: Anywhere",
-			want: "bad.yaml:14:16: policies[0].placement: \"Anywhere\": must be one of Propagate, ClusterAffinity, WorstFit, BestFit, TrafficAware",
+			want: "bad.yaml:14:16: policies[0].placement: \"Anywhere\": must be one of Propagate, ClusterAffinity, WorstFit, BestFit, TrafficAware, Learned",
 		},
 		{
 			name: "provisioning without a cloud",

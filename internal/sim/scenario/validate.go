@@ -21,6 +21,7 @@ var Placements = []string{
 	string(placement.PolicyWorstFit),
 	string(placement.PolicyBestFit),
 	string(placement.PolicyTrafficAware),
+	string(placement.PolicyLearned),
 }
 
 type validator struct {
