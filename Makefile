@@ -107,6 +107,12 @@ learn-eval: ## Train the learned node scorer (EL-RL, about 1.5 min) and compare 
 	go run ./cmd/meridian learn train --reward EL-RL --out bin/EL-RL.json
 	go run ./cmd/meridian learn eval --model bin/EL-RL.json --nodes 10,100,1000 --seed 7 --html bin/learn-eval.html
 
+.PHONY: learn-clusters
+learn-clusters: ## Train the learned cluster scorer (about 2 min) and compare it with WorstFit and BestFit in meridian sim (VI-B, heavy-tail, seed 7); writes bin/learn-clusters.html.
+	@mkdir -p $(BIN)
+	go run ./cmd/meridian learn train --level cluster --out $(BIN)/clusters.json
+	go run ./cmd/meridian learn eval --level cluster --model $(BIN)/clusters.json --seed 7 --html $(BIN)/learn-clusters.html
+
 .PHONY: advisor-eval
 advisor-eval: ## Compare the price/performance optimizer with seed 004's rule, the CPU HPA and an oracle on a simulated web application; writes bin/advisor-eval.html.
 	@mkdir -p bin
