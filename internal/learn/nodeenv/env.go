@@ -49,8 +49,11 @@ func (e *Env) Observe() ([]float64, int, []float64, []bool, bool) {
 
 // Step implements learn.Env.
 func (e *Env) Step(a int) float64 {
-	lat, soft := e.Sim.nodes[a].LatencyMs, e.Sim.pod.SoftLatencyMs
-	dw, di := e.Sim.Place(a)
+	n := e.Sim.nodes[a]
+	o := outcome{IdleWatts: n.IdleWatts, Woke: !n.Active(),
+		CPUShare:  float64(e.Sim.pod.MilliCPU) / float64(n.AllocatableMilliCPU),
+		LatencyMs: n.LatencyMs, SoftMs: e.Sim.pod.SoftLatencyMs}
+	o.DWatts, o.DImbalance = e.Sim.Place(a)
 	e.primed = false
-	return reward(e.Reward, dw, di, lat, soft)
+	return reward(e.Reward, o)
 }

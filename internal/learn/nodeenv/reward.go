@@ -7,9 +7,16 @@ import (
 
 // The rewards.
 const (
-	// RewardEE is energy efficiency: minus the rise in cluster power the
-	// placement causes, per 100 W. Waking a node costs its idle power,
-	// adding to a running node only the rise along its curve.
+	// RewardEE is energy efficiency: minus the power the placement costs,
+	// per 10 W: the rise of the node's power along its curve, plus the
+	// node's idle power times the pod's share of its CPU capacity (the
+	// pod's part of the idle power, as Cloud Carbon Footprint attributes
+	// it). Charging a pod only its share of the idle power of the node it
+	// wakes, not the whole, is what lets a policy wake a node that serves
+	// a core for less (milan-64: 2.1 W idle per vCPU, haswell-16: 3.6 W)
+	// although the node's own idle power is higher: a reward charging
+	// the whole idle power prefers the smallest node to wake, as
+	// MostAllocated does.
 	RewardEE = "EE"
 	// RewardLB is load balancing: minus the rise in the standard deviation
 	// of the nodes' CPU allocation fraction, times 10.
@@ -32,22 +39,36 @@ func ValidateReward(r string) error {
 }
 
 // softPenalty is EL-RL's penalty for a placement beyond the soft limit:
-// about the power of waking a small node (55 W), so a pod goes to a node
-// within its soft limit unless that costs a node more.
+// 5 W in EE's units, the idle power of about two vCPUs of a haswell-16.
 const softPenalty = 0.5
 
+// outcome is what a placement changed, in physical units.
+type outcome struct {
+	// DWatts is the rise in cluster power, DImbalance in the standard
+	// deviation of the nodes' CPU allocation fraction.
+	DWatts, DImbalance float64
+	// IdleWatts is the node's idle power; Woke says the node ran no pod
+	// before; CPUShare is the pod's CPU over the node's allocatable.
+	IdleWatts float64
+	Woke      bool
+	CPUShare  float64
+	// LatencyMs is the node's latency to the users, SoftMs the pod's soft
+	// limit (0: none).
+	LatencyMs, SoftMs float64
+}
+
 // reward is the reward of a placement from what it changed.
-func reward(kind string, dWatts, dImbalance, latencyMs, softMs float64) float64 {
-	switch kind {
-	case RewardLB:
-		return -10 * dImbalance
-	case RewardELRL:
-		r := -dWatts / 100
-		if softMs > 0 && latencyMs > softMs {
-			r -= softPenalty
-		}
-		return r
-	default:
-		return -dWatts / 100
+func reward(kind string, o outcome) float64 {
+	if kind == RewardLB {
+		return -10 * o.DImbalance
 	}
+	w := o.DWatts + o.IdleWatts*o.CPUShare
+	if o.Woke {
+		w -= o.IdleWatts
+	}
+	r := -w / 10
+	if kind == RewardELRL && o.SoftMs > 0 && o.LatencyMs > o.SoftMs {
+		r -= softPenalty
+	}
+	return r
 }
