@@ -140,7 +140,7 @@ func TestDashboardOnlyReads(t *testing.T) {
 	}{
 		{http.MethodPost, "/api/watch?resource=clusters", http.StatusMethodNotAllowed, "read-only"},
 		{http.MethodDelete, "/api/resources", http.StatusMethodNotAllowed, "read-only"},
-		{http.MethodGet, "/api/watch?resource=secrets", http.StatusBadRequest, `resource: "secrets"`},
+		{http.MethodGet, "/api/watch?resource=secrets", http.StatusBadRequest, "is not one the dashboard shows; valid: clusters"},
 		{http.MethodGet, "/api/watch", http.StatusBadRequest, "resource: name at least one"},
 	}
 	for _, tc := range cases {
