@@ -24,9 +24,18 @@ func (p *Provisioner) scaleDown(o Observation, conds map[string]NodeCondition) D
 		return Decision{Action: None}
 	}
 	// Least requested first, so that the emptiest nodes are the
-	// candidates and the busiest take their pods.
+	// candidates and the busiest take their pods. In predictive mode, which
+	// also drains busy nodes, the node with the most free room comes first:
+	// of two nodes that could each take the other's pods, the larger one
+	// (paid for the room it leaves empty) goes, not the one that happens to
+	// hold less.
 	nodes := slices.Clone(o.Cloud.Nodes)
 	slices.SortStableFunc(nodes, func(a, b NodeState) int {
+		if p.cfg.Mode == Predictive {
+			if c := cmp.Compare(b.Allocatable.MilliCPU-b.Requested.MilliCPU, a.Allocatable.MilliCPU-a.Requested.MilliCPU); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(a.Requested.MilliCPU, b.Requested.MilliCPU); c != 0 {
 			return c
 		}

@@ -82,6 +82,15 @@ func TestProvisioner(t *testing.T) {
 		Requested:   placement.Resources{MilliCPU: 4500, Memory: 4500 * gi / 1000, Pods: 1},
 		Pods:        []placement.Resources{cpu(4500)},
 	}
+	// Each of big (8 CPU, 2 requested) and small (4 CPU, 1 requested) holds
+	// the other's pods: removing big saves more.
+	big := NodeState{
+		Name: "big", Flavor: "xlarge", Ready: true,
+		Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110},
+		Requested:   placement.Resources{MilliCPU: 2000, Memory: 2 * gi, Pods: 1},
+		Pods:        []placement.Resources{cpu(2000)},
+	}
+	small := node("small", 1000, true, cpu(1000))
 	tests := []struct {
 		name  string
 		mode  Mode
@@ -221,6 +230,24 @@ func TestProvisioner(t *testing.T) {
 				{6 * time.Minute, inCloud(rising(46, free), ready(2, busy, roomy)), Decision{Action: None}},
 				{8 * time.Minute, inCloud(rising(48, free), ready(2, busy, roomy)), Decision{Action: None}},
 				{12 * time.Minute, inCloud(rising(52, free), ready(2, busy, roomy)), Decision{Action: None}},
+			},
+		},
+		{
+			name: "predictive drains the node that frees the most room first",
+			mode: Predictive,
+			steps: []step{
+				{0, inCloud(rising(40, free), ready(2, big, small)), Decision{Action: None}},
+				{2 * time.Minute, inCloud(rising(40, free), ready(2, big, small)),
+					Decision{Action: RemoveNodes, Drain: []string{"big"}, Reason: "pods fit on the other cloud nodes for 2m0s"}},
+			},
+		},
+		{
+			name: "reactive drains the least requested node first",
+			mode: Reactive,
+			steps: []step{
+				{0, inCloud(rising(40, free), ready(2, big, small)), Decision{Action: None}},
+				{10 * time.Minute, inCloud(rising(40, free), ready(2, big, small)),
+					Decision{Action: RemoveNodes, Drain: []string{"small"}, Reason: "pods fit on the other cloud nodes for 10m0s"}},
 			},
 		},
 	}
