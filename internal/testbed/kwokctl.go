@@ -97,7 +97,7 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 		o.KubectlBinary = kubectl
 	}
 	patches := []kwokctlComponentPatch{{
-		Name:      "kwok-controller",
+		Name: "kwok-controller",
 		ExtraArgs: []kwokctlExtraArg{
 			{Key: "cidr", Value: podCIDR(cs.Index)},
 			// Only the testbed's own nodes: a virtual node of Meridian's
