@@ -8,7 +8,7 @@
 # Usage: hack/fuzz.sh [regexp]   (only targets whose name matches)
 #   FUZZTIME=10s       time per target (go test -fuzztime); FUZZTIME=5m is
 #                      the documented longer run
-#   FUZZMINIMIZETIME=2s  time to minimize a new interesting input; go's
+#   FUZZMINIMIZETIME=1s  time to minimize a new interesting input; go's
 #                      default of 60s stalls short runs on big inputs
 #   FUZZPARALLEL=1     fuzzing workers per target
 #
@@ -21,7 +21,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 fuzztime="${FUZZTIME:-10s}"
-minimize="${FUZZMINIMIZETIME:-2s}"
+minimize="${FUZZMINIMIZETIME:-1s}"
 parallel="${FUZZPARALLEL:-1}"
 filter="${1:-.}"
 
@@ -57,7 +57,15 @@ for t in "${targets[@]}"; do
   if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" \
     -parallel "$parallel" "$pkg" >"$log" 2>&1; then
     result=FAIL
-    failed=$((failed + 1))
+    # When -fuzztime ends while go minimizes a new interesting input, go
+    # fails the run with "context deadline exceeded" and no failing input:
+    # that is the clock, not a crash.
+    if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written to' "$log"; then
+      result=ok
+      echo -n "(go's deadline during minimization) "
+    else
+      failed=$((failed + 1))
+    fi
   fi
   secs=$(( $(date +%s) - t0 ))
   # The last progress line holds the totals, for example
