@@ -74,7 +74,11 @@ for t in "${targets[@]}"; do
   execs="$(sed -n 's/.*execs: \([0-9]*\).*/\1/p' <<<"$last")"
   new="$(sed -n 's/.*new interesting: \([0-9]*\).*/\1/p' <<<"$last")"
   total="$(sed -n 's/.*(total: \([0-9]*\)).*/\1/p' <<<"$last")"
-  echo "$result in ${secs}s: ${execs:--} execs, ${new:--} new interesting"
+  if [[ -z "$execs" ]]; then
+    echo "$result in ${secs}s: the corpus replayed, FUZZTIME over before any new input"
+  else
+    echo "$result in ${secs}s: ${execs} execs, ${new:--} new interesting"
+  fi
   if [[ "$result" == FAIL ]]; then
     sed -n '/^--- FAIL/,$p' "$log" | head -40
     grep -h 'Failing input written to' "$log" || true
