@@ -39,7 +39,8 @@ func ValidateReward(r string) error {
 }
 
 // softPenalty is EL-RL's penalty for a placement beyond the soft limit:
-// 5 W in EE's units, the idle power of about two vCPUs of a haswell-16.
+// 5 W in EE's units, the idle power of about one and a half vCPUs of a
+// haswell-16.
 const softPenalty = 0.5
 
 // outcome is what a placement changed, in physical units.
