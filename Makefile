@@ -86,8 +86,12 @@ test-unit: helm-bin prometheus ## Run the tests that need no API server.
 	MERIDIAN_HELM="$${MERIDIAN_HELM:-$$(hack/helm-bin.sh)}" MERIDIAN_PROMETHEUS="$${MERIDIAN_PROMETHEUS:-$$(hack/prometheus.sh)}" go test $(GO_TEST_FLAGS) -short ./...
 
 .PHONY: test-e2e
-test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale).
+test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale, sharing, the dashboard, the optimizer).
 	@hack/test.sh ./test/e2e/...
+
+.PHONY: fuzz
+fuzz: ## Fuzz every parser of outside input for FUZZTIME each (default 10s; FUZZTIME=1m for the longer run of docs/fuzzing.md).
+	hack/fuzz.sh
 
 .PHONY: testbed-stress
 testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (default 20) with the disk busy; print how many starts passed.
@@ -97,15 +101,21 @@ testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (
 bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
 	$(BIN)/meridian bench e2e
 
+.PHONY: bench-sharing
+bench-sharing: k8s-bin build ## Time, on a sharing testbed, 100 advertisements to 100 Ready virtual nodes and an offloaded pod to Running (meridian bench sharing), beside seed 002's figures.
+	$(BIN)/meridian bench sharing
+
 .PHONY: carbon-eval
 carbon-eval: ## Replay a recorded year of grid intensities against 2,000 jobs (seeds 1-8) and compare carbon policies with an oracle; writes bin/carbon-eval/index.html.
 	go run ./cmd/meridian sim carbon --seed 1,2,3,4,5,6,7,8 --out bin/carbon-eval
 
 .PHONY: learn-eval
-learn-eval: ## Train the learned node scorer (EL-RL, about 1.5 min) and compare it with kube-scheduler's scoring at 10, 100 and 1,000 nodes; writes bin/learn-eval.html.
+learn-eval: ## Train the learned node scorer (EL-RL, about 35 s quiet) and compare it with kube-scheduler's scoring at 10, 100 and 1,000 nodes on held-out seeds 7, 8 and 9; writes bin/learn-eval.html (seed 7).
 	@mkdir -p bin
 	go run ./cmd/meridian learn train --reward EL-RL --out bin/EL-RL.json
 	go run ./cmd/meridian learn eval --model bin/EL-RL.json --nodes 10,100,1000 --seed 7 --html bin/learn-eval.html
+	go run ./cmd/meridian learn eval --model bin/EL-RL.json --nodes 10,100,1000 --seed 8
+	go run ./cmd/meridian learn eval --model bin/EL-RL.json --nodes 10,100,1000 --seed 9
 
 .PHONY: learn-clusters
 learn-clusters: ## Train the learned cluster scorer (about 2 min) and compare it with WorstFit and BestFit in meridian sim (VI-B, heavy-tail, seed 7); writes bin/learn-clusters.html.

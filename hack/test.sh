@@ -30,6 +30,9 @@ if [[ $# -eq 0 || "$1" == "./..." ]]; then
   # that Kubernetes' packages come from the build cache.
   # shellcheck disable=SC2086
   (cd hack/scheduler && CGO_ENABLED=0 go test -trimpath -count=1 ${GO_TEST_FLAGS:-} ./...) 2>&1 | tee -a "$log" || status=$?
+  # A short run of every fuzz target (docs/fuzzing.md); their seed corpora
+  # already ran above as ordinary tests.
+  FUZZTIME="${FUZZTIME:-2s}" hack/fuzz.sh 2>&1 | tee -a "$log" || status=$?
 fi
 
 passed=$(grep -c '^ok ' "$log" || true)

@@ -58,6 +58,13 @@ func borrowsFrom(p *sharingv1alpha1.Peer) bool {
 	return !p.Spec.Disabled && (p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth)
 }
 
+// hostsVirtualNodesFor reports whether this cluster runs virtual nodes of
+// peer: a peer that lends to it directly, not a broker (whose API server
+// holds only this cluster's namespace, and no pods).
+func hostsVirtualNodesFor(p *sharingv1alpha1.Peer) bool {
+	return borrowsFrom(p) && !p.Spec.Broker
+}
+
 // remote is a client for a peer's API server and the namespace this
 // cluster writes into there.
 type remote struct {

@@ -120,7 +120,7 @@ func (p *providers) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	}
 	var secret *corev1.Secret
 	version := ""
-	if peer != nil && borrowsFrom(peer) && peer.DeletionTimestamp.IsZero() {
+	if peer != nil && hostsVirtualNodesFor(peer) && peer.DeletionTimestamp.IsZero() {
 		secret = &corev1.Secret{}
 		if err := p.reader.Get(ctx, client.ObjectKey{Namespace: peer.Namespace, Name: peer.Spec.CredentialsSecretRef.Name}, secret); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to read credentials Secret %s/%s of peer %q: %w", peer.Namespace, peer.Spec.CredentialsSecretRef.Name, peer.Spec.ClusterID, err)
@@ -221,7 +221,7 @@ func (p *providers) retire(ctx context.Context, req ctrl.Request, wasServed bool
 	}
 	live := map[string]bool{}
 	for i := range peers.Items {
-		if borrowsFrom(&peers.Items[i]) && peers.Items[i].DeletionTimestamp.IsZero() {
+		if hostsVirtualNodesFor(&peers.Items[i]) && peers.Items[i].DeletionTimestamp.IsZero() {
 			live[string(peers.Items[i].Spec.ClusterID)] = true
 		}
 	}
