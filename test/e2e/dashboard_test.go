@@ -98,7 +98,7 @@ func TestDashboard(t *testing.T) {
 		{"pending", [][2]string{{`table[data-resource=pending] tr[data-key="dash/stuck"]`, "1"}}, time.Minute},
 		{"cloud", [][2]string{{`table[data-resource=cloudprovisioners] tr[data-key="meridian-system/burst"]`, "cloud"}, {`table[data-resource=events]`, "ProvisionCluster"}, {`table[data-resource=cloudprovisioners] tr[data-key="meridian-system/burst"] table.pools`, "Pool"}}, 4 * time.Minute},
 		{"sharing", [][2]string{{`table[data-resource=advertisements] tr[data-key="dash/provider-a"]`, "Accepted"}, {`table[data-resource=virtualnodes] tr[data-key=vn-provider-a-2cpu-0]`, "Ready"}}, time.Minute},
-		{"carbon", [][2]string{{`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "westeurope"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "1.2 kg"}, {`svg[data-chart=emissions]`, "vs"}}, time.Minute},
+		{"carbon", [][2]string{{`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "westeurope"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "1.23 kg2.1 kg"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "41.2 %"}, {`svg[data-chart=emissions]`, "vs"}}, time.Minute},
 		{"advice", [][2]string{{`table[data-resource=multiclusterhorizontalpodautoscalers] tr[data-key="dash/web"]`, "metrics"}}, time.Minute},
 	}
 	for _, p := range pages {
