@@ -111,6 +111,10 @@ func TestDashboard(t *testing.T) {
 			b.waitText(`svg[data-chart=timeline]`, "ProvisionCluster", time.Minute)
 		}
 		if shots != "" {
+			if p.page == "workloads" {
+				// Show one decision's explanation in the picture.
+				eval[bool](b, `document.querySelector('table[data-resource=multiclusterdeployments] tr[data-key="dash/burst"] details').open = true`)
+			}
 			b.screenshot(filepath.Join(shots, p.page+".png"))
 		}
 	}

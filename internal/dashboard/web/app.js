@@ -379,7 +379,7 @@ const pages = {
 function workloadTable(name) {
   return table(name, list(name), [
     { title: "Workload", get: (o) => key(o) },
-    { title: "Policy", get: (o) => ((o.spec.placement || {}).policy) || "" },
+    { title: "Policy", get: (o) => ((o.spec.placement || {}).policy) || h("span", { class: "muted" }, "default") },
     { title: "Replicas", num: true, get: (o) => o.spec.replicas ?? o.spec.parallelism ?? "" },
     { title: "Ready", num: true, get: (o) => (o.status || {}).readyReplicas ?? (o.status || {}).active ?? "" },
     { title: "Placement", get: (o) => ((o.status || {}).clusters || []).filter((c) => c.replicas > 0)
