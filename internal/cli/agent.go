@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -72,9 +71,7 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 		return fmt.Errorf("invalid flags: %w", err)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr())))
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	cfg, err := loadKubeconfig(f.kubeconfig, f.context)
 	if err != nil {
 		return fmt.Errorf("failed to load the cluster's kubeconfig: %w", err)
 	}

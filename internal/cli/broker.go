@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -59,10 +58,9 @@ See docs/broker.md.`,
 	return cmd
 }
 
+// restConfig loads a kubeconfig, saying so when it cannot.
 func restConfig(kubeconfig, context string) (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	cfg, err := loadKubeconfig(kubeconfig, context)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load the kubeconfig: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/meridian-dev/meridian/internal/learn"
 	"github.com/meridian-dev/meridian/internal/learn/serve"
@@ -83,9 +82,7 @@ func (o *suggestOptions) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context}).ClientConfig()
+	cfg, err := loadKubeconfig(o.kubeconfig, o.context)
 	if err != nil {
 		return fmt.Errorf("failed to load the cluster's kubeconfig: %w", err)
 	}
