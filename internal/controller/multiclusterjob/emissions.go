@@ -64,7 +64,13 @@ func (r *Reconciler) account(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 	}
 	complete := meta.IsStatusConditionTrue(st.Conditions, multiclusterv1alpha1.ConditionComplete) && st.StartTime != nil && st.CompletionTime != nil
 	recorded := st.Emissions != nil && st.Emissions.AccountedTime != nil
-	due, wait := decide.EmissionsDue(complete, recorded, st.CompletionTime.Time, now, r.EmissionsTiming)
+	// A job still running has no completionTime yet; EmissionsDue does not
+	// read the end of an incomplete job.
+	var end time.Time
+	if st.CompletionTime != nil {
+		end = st.CompletionTime.Time
+	}
+	due, wait := decide.EmissionsDue(complete, recorded, end, now, r.EmissionsTiming)
 	if !due {
 		return wait, nil, nil
 	}
