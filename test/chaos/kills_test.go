@@ -63,6 +63,14 @@ func TestControllerKills(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	// MultiClusterJobs join the driver only on request: a restarted
+	// controller places a running job's parallel pods again over the
+	// members it has connected, while a member it has not connected yet
+	// still runs the job's member Job (likely because multiclusterjob's
+	// observe leaves out members missing from the inventory), so pods and
+	// completions run twice. See docs/chaos.md; make it the default once that is fixed.
+	jobs := os.Getenv("MERIDIAN_CHAOS_JOBS") == "1"
+	t.Logf("seed %d (MERIDIAN_CHAOS_SEED=%d repeats it), %d kills, %d controller replicas, MultiClusterJobs %v", seed, seed, kills, replicas, jobs)
 
 	bin := meridianBinary(t)
 	w := startTestbed(t, 3)
@@ -80,14 +88,6 @@ func TestControllerKills(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// MultiClusterJobs join the driver only on request: a restarted
-	// controller places a running job's parallel pods again over the
-	// members it has connected, while a member it has not connected yet
-	// still runs the job's member Job (multiclusterjob's observe skips
-	// members missing from the inventory), so the pods and completions run
-	// twice. See docs/chaos.md; make it the default once that is fixed.
-	jobs := os.Getenv("MERIDIAN_CHAOS_JOBS") == "1"
-	t.Logf("seed %d (MERIDIAN_CHAOS_SEED=%d repeats it), %d kills, %d controller replicas, MultiClusterJobs %v", seed, seed, kills, replicas, jobs)
 	d := &driver{w: w, rng: rng, jobs: jobs}
 	total := newTally()
 	begin := time.Now()
