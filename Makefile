@@ -89,6 +89,11 @@ test-unit: helm-bin prometheus ## Run the tests that need no API server.
 test-e2e: k8s-bin prometheus ## Run the end-to-end tests on a local testbed (seed 001 VI-B and VI-D at reduced scale, sharing, the dashboard, the optimizer).
 	@hack/test.sh ./test/e2e/...
 
+.PHONY: test-chaos
+KILLS ?= 5
+test-chaos: k8s-bin ## SIGKILL the controller KILLS times (default 5; 100 for the full run) under changing workloads with two replicas, and cut a member off; checks nothing is duplicated, lost or orphaned (docs/chaos.md).
+	MERIDIAN_CHAOS_KILLS=$(KILLS) MERIDIAN_CHAOS_REPLICAS=2 hack/test.sh ./test/chaos/...
+
 .PHONY: fuzz
 fuzz: ## Fuzz every parser of outside input for FUZZTIME each (default 10s; FUZZTIME=1m for the longer run of docs/fuzzing.md).
 	hack/fuzz.sh
