@@ -118,7 +118,7 @@ func TestBrokerCommands(t *testing.T) {
 	adv := &sharingv1alpha1.Advertisement{ObjectMeta: metav1.ObjectMeta{Name: "prov", Namespace: "member-prov"}, Spec: sharingv1alpha1.AdvertisementSpec{
 		ClusterID: "prov", Consumer: "broker", Type: sharingv1alpha1.AdvertisementFull, Timestamp: metav1.Now(), TimeToLive: metav1.Duration{Duration: time.Hour},
 		Availability: []sharingv1alpha1.NodeShape{{Name: "4cpu-8gi", Count: 2, Resources: map[corev1.ResourceName]resource.Quantity{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")}}},
-		Prices: []sharingv1alpha1.Price{{Resource: "cpu", Amount: resource.MustParse("0.5"), Currency: "EUR", Unit: resource.MustParse("1"), Period: sharingv1alpha1.PeriodHour}},
+		Prices:       []sharingv1alpha1.Price{{Resource: "cpu", Amount: resource.MustParse("0.5"), Currency: "EUR", Unit: resource.MustParse("1"), Period: sharingv1alpha1.PeriodHour}},
 	}}
 	if err := prov.Create(t.Context(), adv); err != nil {
 		t.Fatal(err)

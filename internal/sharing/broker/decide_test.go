@@ -33,10 +33,22 @@ func TestAdmit(t *testing.T) {
 		{"the member itself", registration("p", "p", "member-p", user), "Registered"},
 		{"claims another cluster", registration("q", "q", "member-p", user), `ClusterIDMismatch: spec.clusterID: "q" is claimed, but namespace "member-p" belongs to member "p"`},
 		{"named after another", registration("other", "p", "member-p", user), `NotTheMember: metadata.name: "other"`},
-		{"another namespace", func() *sharingv1alpha1.Peer { p := registration("p", "p", "member-p", user); p.Spec.Namespace = "member-q"; return p }(), `Invalid: spec.namespace: "member-q"`},
+		{"another namespace", func() *sharingv1alpha1.Peer {
+			p := registration("p", "p", "member-p", user)
+			p.Spec.Namespace = "member-q"
+			return p
+		}(), `Invalid: spec.namespace: "member-q"`},
 		{"another identity", registration("p", "p", "member-p", "system:serviceaccount:member-q:agent"), `IdentityMismatch: spec.identity.username`},
-		{"a broker", func() *sharingv1alpha1.Peer { p := registration("p", "p", "member-p", user); p.Spec.Broker = true; return p }(), "Invalid: spec.broker"},
-		{"invalid", func() *sharingv1alpha1.Peer { p := registration("p", "p", "member-p", user); p.Spec.Role = "Lender"; return p }(), "Invalid: spec.role"},
+		{"a broker", func() *sharingv1alpha1.Peer {
+			p := registration("p", "p", "member-p", user)
+			p.Spec.Broker = true
+			return p
+		}(), "Invalid: spec.broker"},
+		{"invalid", func() *sharingv1alpha1.Peer {
+			p := registration("p", "p", "member-p", user)
+			p.Spec.Role = "Lender"
+			return p
+		}(), "Invalid: spec.role"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,7 +179,7 @@ func TestDecide(t *testing.T) {
 	}{
 		{"cheapest", []*sharingv1alpha1.Offer{offer("member-a", "a", "1", expires), offer("member-b", "b", "0.6", expires)}, t0.Add(11 * time.Second),
 			[]string{"winner b 600m EUR", "member-a false Outbid", "member-b true CheapestFit"}},
-		{"none fits", []*sharingv1alpha1.Offer{offer("member-a", "a", "1", t0.Add(5 * time.Second))}, t0.Add(11 * time.Second),
+		{"none fits", []*sharingv1alpha1.Offer{offer("member-a", "a", "1", t0.Add(5*time.Second))}, t0.Add(11 * time.Second),
 			[]string{"no winner", "member-a false Expired"}},
 		{"recorded stands after expiry", []*sharingv1alpha1.Offer{
 			selected(offer("member-a", "a", "1", expires), metav1.ConditionTrue, "CheapestFit"),
