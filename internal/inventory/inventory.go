@@ -338,6 +338,22 @@ func (inv *Inventory) Readiness() map[string]bool {
 	return out
 }
 
+// Connecting returns the members whose Cluster says Ready but that this
+// inventory has not connected to yet: after a restart, until their first
+// connection, what they run is unknown, not absent.
+func (inv *Inventory) Connecting() []string {
+	inv.mu.RLock()
+	defer inv.mu.RUnlock()
+	var out []string
+	for name, e := range inv.clusters {
+		if _, connected := inv.members[name]; e.info.Ready && !connected {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Snapshot returns the placement framework's view of every known cluster. A
 // cluster without a live connection is in it, not ready and without nodes, so
 // that decisions explain why it was not used. It copies only the members

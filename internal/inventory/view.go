@@ -22,6 +22,9 @@ type View interface {
 	Member(name string) (*Member, bool)
 	// Members returns the names of the connected members.
 	Members() []string
+	// Connecting returns the members whose Cluster says Ready that are not
+	// connected yet.
+	Connecting() []string
 	// SnapshotFor returns a snapshot with traffic and the assumptions
 	// applied.
 	SnapshotFor(traffic map[string]map[string]float64, a *placement.Assumptions) *placement.Snapshot

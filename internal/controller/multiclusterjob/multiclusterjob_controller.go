@@ -150,6 +150,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	members, err := r.observe(ctx, mcj)
+	var waiting *notObservedError
+	if errors.As(err, &waiting) {
+		log.FromContext(ctx).V(1).Info("waiting for members to connect before deciding", "members", waiting.members)
+		return ctrl.Result{RequeueAfter: memberWait}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to observe members of MultiClusterJob %s: %w", req, err)
 	}

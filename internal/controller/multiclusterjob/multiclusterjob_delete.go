@@ -2,6 +2,7 @@ package multiclusterjob
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mcj *multiclusterv1alp
 		return ctrl.Result{}, nil
 	}
 	members, err := r.observe(ctx, mcj)
+	var waiting *notObservedError
+	if errors.As(err, &waiting) {
+		return ctrl.Result{RequeueAfter: memberWait}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}

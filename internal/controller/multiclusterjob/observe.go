@@ -3,6 +3,8 @@ package multiclusterjob
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +32,9 @@ type memberJob struct {
 // a cache: a Job created by the last pass must be seen by this one, or its
 // share would be placed twice.
 func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob) (map[string]*memberJob, error) {
+	if unknown := unobserved(mcj, r.Inventory.Connecting(), r.Inventory.Readiness(), r.Inventory.Members()); len(unknown) > 0 {
+		return nil, &notObservedError{members: unknown}
+	}
 	out := map[string]*memberJob{}
 	owner := propagation.OwnerOfJob(mcj)
 	readiness := r.Inventory.Readiness()
@@ -69,4 +74,33 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		mj.Running, mj.Pending, mj.PendingSince = pods.Bound, pods.Pending, pods.PendingSince
 	}
 	return out, nil
+}
+
+// memberWait is how long a pass waits for members to connect before it
+// looks again.
+const memberWait = time.Second
+
+// notObservedError says that some members' Jobs cannot be read yet: a pass
+// that decided without them would take an existing member Job for a
+// missing one and run its share twice (a controller restart did, before
+// every member had connected).
+type notObservedError struct{ members []string }
+
+func (e *notObservedError) Error() string {
+	return fmt.Sprintf("members %v are not connected yet: their Jobs are not known", e.members)
+}
+
+// unobserved returns the members whose Job the job's pass must wait for:
+// those about to connect (their Cluster says Ready), and those not
+// connected that the job's status says hold a share of it.
+func unobserved(mcj *multiclusterv1alpha1.MultiClusterJob, connecting []string, readiness map[string]bool, connected []string) []string {
+	out := slices.Clone(connecting)
+	for _, c := range mcj.Status.Clusters {
+		name := string(c.Name)
+		if _, known := readiness[name]; known && c.Replicas > 0 && !slices.Contains(connected, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
