@@ -18,13 +18,10 @@ import (
 )
 
 type agentFlags struct {
-	kubeconfig, context string
-	leaderElect         bool
-	metricsAddr         string
-	probeAddr           string
-	opts                agent.Options
-	virtualNodes        virtualnode.Options
-	policy              policy.Options
+	managerFlags
+	opts         agent.Options
+	virtualNodes virtualnode.Options
+	policy       policy.Options
 }
 
 func newAgentCommand() *cobra.Command {
@@ -52,11 +49,7 @@ See docs/sharing.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of this member cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
-	fl.StringVar(&f.context, "context", "", "kubeconfig context of this member cluster")
-	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader, so that only one replica acts at a time")
-	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
-	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
+	f.managerFlags.add(fl, "this member cluster")
 	fl.IntVar(&f.virtualNodes.Slice.MaxNodes, "max-virtual-nodes", 100, "most virtual nodes made from one advertisement")
 	fl.IntVar(&f.virtualNodes.MaxConcurrentReconciles, "virtual-node-workers", 32, "virtual nodes and pods of each provider handled at once (each waits mostly on the API server)")
 	fl.DurationVar(&f.virtualNodes.LeaseDuration, "virtual-node-lease", 40*time.Second, "Lease duration of virtual nodes (renewed every quarter of it)")

@@ -22,11 +22,8 @@ import (
 )
 
 type brokerFlags struct {
-	kubeconfig, context string
-	leaderElect         bool
-	metricsAddr         string
-	probeAddr           string
-	opts                broker.Options
+	managerFlags
+	opts broker.Options
 }
 
 func newBrokerCommand() *cobra.Command {
@@ -48,11 +45,7 @@ See docs/broker.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBroker(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the broker's API server (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
-	fl.StringVar(&f.context, "context", "", "kubeconfig context of the broker's API server")
-	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader, so that only one replica acts at a time")
-	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
-	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
+	f.managerFlags.add(fl, "the broker's API server")
 	f.opts.AddFlags(fl)
 	cmd.AddCommand(newBrokerOnboardCommand(), newBrokerGrantCommand(), newBrokerRegisterCommand(), newBrokerQueryCommand())
 	return cmd

@@ -34,21 +34,18 @@ import (
 const defaultTrafficQuery = `sum by (cluster) (rate(http_requests_total{namespace="{{.Namespace}}",app="{{.Name}}"}[1m]))`
 
 type controllerFlags struct {
-	kubeconfig, context string
-	leaderElect         bool
-	metricsAddr         string
-	probeAddr           string
-	testbedDir          string
-	prometheus          traffic.Config
-	capi                clusterapi.Options
-	opts                controller.Options
-	webhookHost         string
-	webhookPort         int
-	webhookCertDir      string
-	dashboardAddr       string
-	dashboardCertDir    string
-	policy              policy.Options
-	carbon              carbonFlags
+	managerFlags
+	testbedDir       string
+	prometheus       traffic.Config
+	capi             clusterapi.Options
+	opts             controller.Options
+	webhookHost      string
+	webhookPort      int
+	webhookCertDir   string
+	dashboardAddr    string
+	dashboardCertDir string
+	policy           policy.Options
+	carbon           carbonFlags
 }
 
 func newControllerCommand() *cobra.Command {
@@ -96,12 +93,8 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runController(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the management cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)")
-	fl.StringVar(&f.context, "context", "", "kubeconfig context of the management cluster")
+	f.managerFlags.add(fl, "the management cluster")
 	fl.StringVar(&f.opts.Namespace, "namespace", "meridian-system", "namespace of the leader-election lease and of kubeconfig Secrets that name none")
-	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader, so that only one replica acts at a time")
-	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
-	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints (0 turns them off)")
 	fl.DurationVar(&f.opts.HeartbeatInterval, "heartbeat-interval", 10*time.Second, "time between two heartbeats of a member cluster")
 	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
