@@ -10,3 +10,10 @@ import "embed"
 //
 //go:embed crd/bases/*.yaml
 var CRDs embed.FS
+
+// RBAC holds the ClusterRole of each component (rbac/<component>/role.yaml)
+// that `make manifests` generates from its +kubebuilder:rbac markers; the
+// testbed binds the broker's to the broker's own service account.
+//
+//go:embed rbac/*/role.yaml
+var RBAC embed.FS
