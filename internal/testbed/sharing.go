@@ -28,13 +28,9 @@ type SharingProfile struct {
 	// AgentArgs are extra flags of every agent (shorter intervals make a
 	// testbed react faster than the production defaults).
 	AgentArgs []string `json:"agentArgs,omitempty"`
-	// Broker is reserved for `meridian broker`; it must be empty for now.
+	// Broker, when set, runs `meridian broker` beside the agents.
 	Broker *BrokerProfile `json:"broker,omitempty"`
 }
-
-// BrokerProfile is where the broker of a sharing testbed will be
-// described; it has no fields yet.
-type BrokerProfile struct{}
 
 // Peering is one provider lending to one consumer.
 type Peering struct {
@@ -98,11 +94,15 @@ func (s *SharingProfile) validate(p *Profile) []error {
 			errs = append(errs, fmt.Errorf("%s.sharePercent: %d must be from 0 to 100", f, pr.SharePercent))
 		}
 	}
+	if s.Broker != nil {
+		errs = append(errs, s.Broker.validate(p, s.agentsOf())...)
+	}
 	return errs
 }
 
 // startSharing installs Meridian's CRDs in the members of the sharing
-// profile, peers them (peer) and starts their agents (startAgent).
+// profile, peers them (peer), starts the broker when the profile has one
+// (startBroker) and then their agents (startAgent).
 func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, binary string, progress *progressFunc) error {
 	sp := profile.Sharing
 	began := time.Now()
@@ -141,6 +141,14 @@ func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, 
 	var peered []string
 	for _, pr := range sp.Peerings {
 		peered = append(peered, pr.Provider+"→"+pr.Consumer)
+	}
+	if sp.Broker != nil {
+		began := time.Now()
+		detail, err := startBroker(ctx, l, tb, profile, binary, clients)
+		if err != nil {
+			return err
+		}
+		progress.report(sp.Broker.cluster(), StepBroker, began, detail)
 	}
 	for _, name := range sp.agentsOf() {
 		if err := startAgent(l, tb.Cluster(name), binary, sp.AgentArgs); err != nil {
