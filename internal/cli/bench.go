@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -18,7 +19,7 @@ func newBenchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure Meridian end to end on real local clusters",
 	}
-	cmd.AddCommand(newBenchE2ECommand(), newBenchSharingCommand())
+	cmd.AddCommand(newBenchE2ECommand(), newBenchSharingCommand(), newBenchLoadCommand())
 	return cmd
 }
 
@@ -180,4 +181,104 @@ func testbedTempDir() (string, error) {
 		return "", err
 	}
 	return filepath.Clean(d), nil
+}
+
+func newBenchLoadCommand() *cobra.Command {
+	var (
+		dir, profile, binary string
+		burst, coldStart     int
+		fill                 float64
+		timeout              time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Create many MultiClusterDeployments at once, then restart the controller over many more (issue 16: 1,000 at once; a cold start over 30,000 within 2 minutes)",
+		Long: `Start a testbed (--profile, default seed001; or use a running one with --testbed),
+run 'meridian controller' as its own process (this executable, or --binary), and
+measure:
+
+  - burst: --burst MultiClusterDeployments of 1 to 3 replicas created at once,
+    placed BestFit, their pods asking together for --fill of the members' CPU:
+    the time until every one says Placed and its member Deployments hold the
+    replicas, each member's requests against its allocatable (none may be
+    over-committed), until every pod is Running, and the controller's RSS
+    (VmRSS, and VmHWM as the peak);
+  - cold start: the controller stopped, --cold-start minus --burst more of 0
+    replicas created, the controller started: the time until its
+    MultiClusterDeployment work queue is drained after every one was
+    reconciled (its metrics), and until every status is of its generation
+    and says Placed; then the same for a restart over all of them placed.
+
+Prints progress every few seconds, then the table. The objects live in the
+namespace meridian-load, deleted at the end on a --testbed that stays up.
+Exits non-zero when a member is over-committed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if coldStart != 0 && coldStart <= burst {
+				return fmt.Errorf("invalid --cold-start %d: must be 0 (no cold start) or more than --burst (%d)", coldStart, burst)
+			}
+			if binary == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("failed to find this executable (give --binary): %w", err)
+				}
+				binary = exe
+			}
+			ctx := cmd.Context()
+			tb, stop, err := benchProfileTestbed(ctx, cmd, dir, profile, "bench-load")
+			if err != nil {
+				return err
+			}
+			defer stop()
+			logDir, err := os.MkdirTemp("", "meridian-bench-load-")
+			if err != nil {
+				return err
+			}
+			res, err := bench.Load(ctx, bench.LoadOptions{
+				Testbed: tb, Binary: binary, Burst: burst, ColdStart: coldStart, Fill: fill,
+				Timeout: timeout, LogDir: logDir, Progress: cmd.ErrOrStderr(), Cleanup: dir != "",
+			})
+			if err != nil {
+				return err
+			}
+			return bench.LoadTable(cmd.OutOrStdout(), res)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "testbed", "", "folder of a running testbed to use (default: start one of --profile and stop it afterwards)")
+	cmd.Flags().StringVar(&profile, "profile", "seed001", "testbed profile to start (a built-in name or a file), when --testbed is not given")
+	cmd.Flags().StringVar(&binary, "binary", "", "meridian executable that runs the controller (default: this one)")
+	cmd.Flags().IntVar(&burst, "burst", 1000, "MultiClusterDeployments created at once")
+	cmd.Flags().IntVar(&coldStart, "cold-start", 30000, "MultiClusterDeployments existing when the controller starts again (0: no cold start)")
+	cmd.Flags().Float64Var(&fill, "fill", 0.75, "share of the members' CPU the burst asks for, in (0, 1]")
+	cmd.Flags().DurationVar(&timeout, "timeout", 15*time.Minute, "limit of each phase")
+	return cmd
+}
+
+// benchProfileTestbed opens the testbed in dir, or starts one of profile,
+// named name, that stop takes down.
+func benchProfileTestbed(ctx context.Context, cmd *cobra.Command, dir, profile, name string) (*testbed.Testbed, func(), error) {
+	if dir != "" {
+		tb, err := testbed.Open(dir)
+		return tb, func() {}, err
+	}
+	p, err := testbed.LoadProfile(profile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid --profile %q: %w", profile, err)
+	}
+	tmp, err := testbed.DefaultDir(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "bench: starting a %s testbed in %s\n", p.Name, tmp)
+	stop := func() {
+		if _, err := testbed.Down(context.WithoutCancel(ctx), tmp); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "bench: failed to stop the testbed: %v\n", err)
+		}
+	}
+	tb, err := testbed.Up(ctx, testbed.Options{Name: name, Dir: tmp, Profile: p})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return tb, stop, nil
 }
