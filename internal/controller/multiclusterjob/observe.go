@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -32,7 +33,11 @@ type memberJob struct {
 // a cache: a Job created by the last pass must be seen by this one, or its
 // share would be placed twice.
 func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob) (map[string]*memberJob, error) {
-	if unknown := unobserved(mcj, r.Inventory.Connecting(), r.Inventory.Readiness(), r.Inventory.Members()); len(unknown) > 0 {
+	clusters, err := r.clusters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if unknown := unobserved(mcj, clusters, r.Inventory.Connecting(), r.Inventory.Members()); len(unknown) > 0 {
 		return nil, &notObservedError{members: unknown}
 	}
 	out := map[string]*memberJob{}
@@ -90,15 +95,48 @@ func (e *notObservedError) Error() string {
 	return fmt.Sprintf("members %v are not connected yet: their Jobs are not known", e.members)
 }
 
-// unobserved returns the members whose Job the job's pass must wait for:
-// those about to connect (their Cluster says Ready), and those not
-// connected that the job's status says hold a share of it.
-func unobserved(mcj *multiclusterv1alpha1.MultiClusterJob, connecting []string, readiness map[string]bool, connected []string) []string {
-	out := slices.Clone(connecting)
-	for _, c := range mcj.Status.Clusters {
-		name := string(c.Name)
-		if _, known := readiness[name]; known && c.Replicas > 0 && !slices.Contains(connected, name) && !slices.Contains(out, name) {
+// clusters returns every Cluster object, by name, and whether its status
+// says Ready; those being deleted are left out.
+func (r *Reconciler) clusters(ctx context.Context) (map[string]bool, error) {
+	var list multiclusterv1alpha1.ClusterList
+	if err := r.Client.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("failed to list Clusters: %w", err)
+	}
+	out := make(map[string]bool, len(list.Items))
+	for _, c := range list.Items {
+		if c.DeletionTimestamp.IsZero() {
+			out[c.Name] = meta.IsStatusConditionTrue(c.Status.Conditions, multiclusterv1alpha1.ClusterReady)
+		}
+	}
+	return out, nil
+}
+
+// unobserved returns the members whose Job the job's pass must wait for,
+// of those not connected: every member whose Cluster object says Ready
+// (clusters) or whose Ready Cluster the inventory recorded (connecting),
+// and every member of an existing Cluster that the job's status gives a
+// share. The Cluster objects count, not only the inventory: a restarted
+// controller's inventory learns of the Clusters one at a time, and a
+// member it has not heard of yet may run the job's Job while the status
+// that said so was lost with the killed controller's last write.
+func unobserved(mcj *multiclusterv1alpha1.MultiClusterJob, clusters map[string]bool, connecting, connected []string) []string {
+	var out []string
+	wait := func(name string) {
+		if !slices.Contains(connected, name) && !slices.Contains(out, name) {
 			out = append(out, name)
+		}
+	}
+	for name, ready := range clusters {
+		if ready {
+			wait(name)
+		}
+	}
+	for _, name := range connecting {
+		wait(name)
+	}
+	for _, c := range mcj.Status.Clusters {
+		if _, exists := clusters[string(c.Name)]; exists && c.Replicas > 0 {
+			wait(string(c.Name))
 		}
 	}
 	slices.Sort(out)

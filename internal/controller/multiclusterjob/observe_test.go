@@ -1,8 +1,9 @@
 package multiclusterjob
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
@@ -20,38 +21,42 @@ func TestUnobserved(t *testing.T) {
 	cases := []struct {
 		name       string
 		mcj        *multiclusterv1alpha1.MultiClusterJob
+		clusters   map[string]bool
 		connecting []string
-		readiness  map[string]bool
 		connected  []string
 		want       []string
 	}{{
-		name:      "every member connected",
-		mcj:       withShare(map[string]int32{"a": 4}),
-		readiness: map[string]bool{"a": true, "b": true}, connected: []string{"a", "b"},
+		name:     "every member connected",
+		mcj:      withShare(map[string]int32{"a": 4}),
+		clusters: map[string]bool{"a": true, "b": true}, connected: []string{"a", "b"},
 	}, {
-		name:       "a Ready member not connected yet, whatever the status says",
-		mcj:        withShare(nil),
-		connecting: []string{"b"},
-		readiness:  map[string]bool{"a": true, "b": false}, connected: []string{"a"},
+		name:     "a member whose Cluster says Ready, not connected yet, whatever the status says",
+		mcj:      withShare(nil),
+		clusters: map[string]bool{"a": true, "b": true}, connected: []string{"a"},
 		want: []string{"b"},
 	}, {
-		name:      "a NotReady member that holds a share",
-		mcj:       withShare(map[string]int32{"b": 4}),
-		readiness: map[string]bool{"a": true, "b": false}, connected: []string{"a"},
+		name:     "a member the inventory records Ready, not connected yet",
+		mcj:      withShare(nil),
+		clusters: map[string]bool{"a": true}, connecting: []string{"b"}, connected: []string{"a"},
 		want: []string{"b"},
 	}, {
-		name:      "a NotReady member that holds none does not hold the job up",
-		mcj:       withShare(map[string]int32{"a": 4, "b": 0}),
-		readiness: map[string]bool{"a": true, "b": false}, connected: []string{"a"},
+		name:     "a NotReady member that holds a share",
+		mcj:      withShare(map[string]int32{"b": 4}),
+		clusters: map[string]bool{"a": true, "b": false}, connected: []string{"a"},
+		want: []string{"b"},
 	}, {
-		name:      "a share in a member no longer known",
-		mcj:       withShare(map[string]int32{"gone": 4}),
-		readiness: map[string]bool{"a": true}, connected: []string{"a"},
+		name:     "a NotReady member that holds none does not hold the job up",
+		mcj:      withShare(map[string]int32{"a": 4, "b": 0}),
+		clusters: map[string]bool{"a": true, "b": false}, connected: []string{"a"},
+	}, {
+		name:     "a share in a member whose Cluster is gone",
+		mcj:      withShare(map[string]int32{"gone": 4}),
+		clusters: map[string]bool{"a": true}, connected: []string{"a"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := unobserved(tc.mcj, tc.connecting, tc.readiness, tc.connected); !slices.Equal(got, tc.want) {
-				t.Errorf("unobserved = %v, want %v", got, tc.want)
+			if diff := cmp.Diff(tc.want, unobserved(tc.mcj, tc.clusters, tc.connecting, tc.connected)); diff != "" {
+				t.Errorf("unobserved (-want +got):\n%s", diff)
 			}
 		})
 	}
