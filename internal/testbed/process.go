@@ -238,3 +238,38 @@ func (l layout) readPID(cluster, component string) int {
 	}
 	return pid
 }
+
+// KillComponent kills one component of a cluster of the testbed in dir
+// (kube-apiserver, etcd, ...) with SIGKILL, as a crash would, and waits
+// until it is gone. Nothing starts it again: StartExited does.
+func KillComponent(ctx context.Context, dir, cluster, component string) error {
+	l := layout{dir: dir}
+	procs, err := l.processes()
+	if err != nil {
+		return err
+	}
+	procs = slices.DeleteFunc(procs, func(p Process) bool { return p.Cluster != cluster || p.Component != component })
+	if len(procs) == 0 {
+		return fmt.Errorf("cluster %q of the testbed in %s runs no %s", cluster, dir, component)
+	}
+	return killAndWait(ctx, procs, 10*time.Second)
+}
+
+// StartExited starts again every component of a cluster of the testbed in
+// dir whose process is gone, as a kubelet restarts its static pods
+// (`kwokctl start cluster`), and leaves the running ones alone. It returns
+// once they are started, not once they serve.
+func StartExited(ctx context.Context, dir, cluster string) error {
+	l, st, err := readStateIn(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := st.find(cluster); err != nil {
+		return err
+	}
+	kubectl, err := kubectlPath(st.BinDir)
+	if err != nil {
+		return err
+	}
+	return startExited(ctx, l, cluster, st.BinDir, kubectl)
+}
