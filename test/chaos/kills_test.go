@@ -20,10 +20,11 @@ import (
 )
 
 // Defaults of the run's size; MERIDIAN_CHAOS_KILLS and
-// MERIDIAN_CHAOS_REPLICAS override them (the full run is 100 kills).
+// MERIDIAN_CHAOS_REPLICAS override them (the full run is 100 kills). Two
+// replicas by default, so that a kill of the leader hands the lease over.
 const (
 	defaultKills    = 5
-	defaultReplicas = 1
+	defaultReplicas = 2
 	// settleTimeout bounds the wait for the members to match the specs
 	// after a restart: a killed leader's lease (15 s) runs out, the new
 	// leader syncs its caches and the pending grace passes.
@@ -45,7 +46,9 @@ func envInt(t *testing.T, name string, def int) int {
 }
 
 // TestControllerKills kills the controller with SIGKILL at random moments
-// while a driver creates, scales and deletes MultiClusterDeployments and
+// while a driver creates, scales, moves (fills a member so that replicas
+// are substituted or burst elsewhere, frees it so that the re-scheduler
+// pulls them back) and deletes MultiClusterDeployments and
 // MultiClusterJobs, restarts it, and after every restart (once settled)
 // and at the end checks that the members hold exactly what the specs ask
 // for.
@@ -63,13 +66,8 @@ func TestControllerKills(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	// MultiClusterJobs join the driver only on request: a restarted
-	// controller places a running job's parallel pods again over the
-	// members it has connected, while a member it has not connected yet
-	// still runs the job's member Job (likely because multiclusterjob's
-	// observe leaves out members missing from the inventory), so pods and
-	// completions run twice. See docs/chaos.md; make it the default once that is fixed.
-	jobs := os.Getenv("MERIDIAN_CHAOS_JOBS") == "1"
+	// MERIDIAN_CHAOS_JOBS=0 leaves MultiClusterJobs out of the driver.
+	jobs := os.Getenv("MERIDIAN_CHAOS_JOBS") != "0"
 	t.Logf("seed %d (MERIDIAN_CHAOS_SEED=%d repeats it), %d kills, %d controller replicas, MultiClusterJobs %v", seed, seed, kills, replicas, jobs)
 
 	bin := meridianBinary(t)
@@ -87,9 +85,13 @@ func TestControllerKills(t *testing.T) {
 	if err := w.mgmt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.startRescheduler(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	d := &driver{w: w, rng: rng, jobs: jobs}
 	total := newTally()
+	var moves moveTally
 	begin := time.Now()
 	for k := 1; k <= kills; k++ {
 		// A burst of changes, with the kill somewhere inside it, so that
@@ -112,6 +114,9 @@ func TestControllerKills(t *testing.T) {
 			t.Fatalf("kill %d: %v", k, err)
 		}
 		total.add(fmt.Sprintf("after kill %d", k), r)
+		if err := d.tallyMoves(ctx, &moves); err != nil {
+			t.Fatal(err)
+		}
 		if !r.ok() {
 			t.Errorf("after kill %d (ops so far: %d), not settled within %s:\n%s", k, d.ops, settleTimeout, r)
 			break
@@ -136,6 +141,11 @@ func TestControllerKills(t *testing.T) {
 	}
 	total.add("at the end", r)
 	total.log(t)
+	movedBack, err := w.movedBack(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves.log(t, d.filled, d.freed, movedBack)
 	t.Logf("%d kills, %d operations in %s", kills, d.ops, time.Since(begin).Round(time.Second))
 	if !r.ok() {
 		t.Errorf("at the end, not settled within %s:\n%s", settleTimeout, r)
@@ -149,6 +159,18 @@ type driver struct {
 	// jobs adds MultiClusterJobs to the changes.
 	jobs bool
 	ops  int
+	// filled and freed count the moves' fills and frees of a member.
+	filled, freed int
+}
+
+// tallyMoves adds the replicas now away from home to m.
+func (d *driver) tallyMoves(ctx context.Context, m *moveTally) error {
+	substitute, burst, err := d.w.awayCounts(ctx)
+	if err != nil {
+		return err
+	}
+	m.add(substitute, burst)
+	return nil
 }
 
 // Workload names come from small pools, so that names are reused after a
@@ -162,15 +184,17 @@ const (
 // step makes one random change.
 func (d *driver) step(ctx context.Context) error {
 	d.ops++
-	switch n := d.rng.IntN(10); {
+	switch n := d.rng.IntN(12); {
 	case n < 4:
 		return d.createDeployment(ctx)
-	case n < 7:
+	case n < 6:
 		return d.scale(ctx)
-	case n < 8 && d.jobs:
+	case n < 7 && d.jobs:
 		return d.createJob(ctx)
-	case n < 8:
+	case n < 7:
 		return d.createDeployment(ctx)
+	case n < 9:
+		return d.move(ctx)
 	default:
 		return d.delete(ctx)
 	}
@@ -178,7 +202,9 @@ func (d *driver) step(ctx context.Context) error {
 
 // createDeployment creates a MultiClusterDeployment of a free name: pinned
 // to one member with substitution (overflow moves to the nearest member),
-// pinned without (overflow stays unplaced or pending), or WorstFit.
+// with bursting (replicas pending at home past the grace burst to the
+// nearest member), without either (overflow stays unplaced or pending), or
+// WorstFit.
 func (d *driver) createDeployment(ctx context.Context) error {
 	name := fmt.Sprintf("d-%d", d.rng.IntN(deploymentNames))
 	mcd := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
@@ -186,13 +212,18 @@ func (d *driver) createDeployment(ctx context.Context) error {
 	mcd.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 	mcd.Spec.Template = podTemplate(name, 500+250*int64(d.rng.IntN(4)))
 	member := multiclusterv1alpha1.ClusterName(d.w.names[d.rng.IntN(len(d.w.names))])
-	switch d.rng.IntN(3) {
+	switch d.rng.IntN(4) {
 	case 0:
 		mcd.Spec.Placement = multiclusterv1alpha1.Placement{
 			Locations:    []multiclusterv1alpha1.ClusterName{member},
 			Substitution: &multiclusterv1alpha1.Substitution{Enabled: true, Policy: multiclusterv1alpha1.SubstituteNearestFirst},
 		}
 	case 1:
+		mcd.Spec.Placement = multiclusterv1alpha1.Placement{
+			Locations: []multiclusterv1alpha1.ClusterName{member},
+			Bursting:  &multiclusterv1alpha1.Bursting{Enabled: true, Policy: multiclusterv1alpha1.BurstNearestFirst},
+		}
+	case 2:
 		mcd.Spec.Placement = multiclusterv1alpha1.Placement{Locations: []multiclusterv1alpha1.ClusterName{member}}
 	default:
 		mcd.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit}
