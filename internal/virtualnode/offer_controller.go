@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -149,6 +150,15 @@ func (r *OfferNodeReconciler) observe(ctx context.Context, key types.NamespacedN
 	if !ok {
 		return w, nil
 	}
+	peer, err := r.Nodes.peerOf(ctx, ns)
+	if err != nil {
+		return w, err
+	}
+	if peer == nil {
+		// No Peer writes there: the offer is where the provider wrote it
+		// at a broker, which ran this auction.
+		return r.observeBrokered(ctx, w)
+	}
 	off := &sharingv1alpha1.Offer{}
 	if err := r.Nodes.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, off); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -159,11 +169,7 @@ func (r *OfferNodeReconciler) observe(ctx context.Context, key types.NamespacedN
 	if off.Spec.Provider != opts.ProviderID {
 		return w, nil
 	}
-	peer, err := r.Nodes.peerOf(ctx, ns)
-	if err != nil {
-		return w, err
-	}
-	if peer == nil || peer.Spec.ClusterID != opts.ProviderID {
+	if peer.Spec.ClusterID != opts.ProviderID {
 		// Only the provider's own service account writes into its Peer's
 		// namespace: an offer elsewhere that names it is not its.
 		return w, nil
@@ -186,5 +192,41 @@ func (r *OfferNodeReconciler) observe(ctx context.Context, key types.NamespacedN
 			w.Released = true
 		}
 	}
+	return w, nil
+}
+
+// observeBrokered completes w for an auction a broker ran: the offer is
+// the copy the broker handed over once the provider confirmed
+// (Options.BrokerOffer), the Peer is this consumer's own Peer of the
+// provider (the pods run there through it), and the provider's answer is
+// Confirmed when the Quote is Answered: the broker answers only once the
+// winner confirmed, and this consumer may not read the acknowledgement,
+// which the broker wrote into the provider. No Release is written for a
+// brokered offer; its nodes go when its expiresAt passes.
+func (r *OfferNodeReconciler) observeBrokered(ctx context.Context, w Won) (Won, error) {
+	opts := r.Nodes.Options
+	q := w.Quote
+	if opts.BrokerOffer == nil || q.Status.Provider != opts.ProviderID || !meta.IsStatusConditionTrue(q.Status.Conditions, sharingv1alpha1.QuoteAnswered) {
+		return w, nil
+	}
+	off, err := opts.BrokerOffer(ctx, q.Name)
+	if err != nil || off == nil || off.Spec.Provider != opts.ProviderID {
+		return w, err
+	}
+	var peers sharingv1alpha1.PeerList
+	if err := r.Nodes.Client.List(ctx, &peers, client.InNamespace(opts.AuctionNamespace)); err != nil {
+		return w, fmt.Errorf("failed to list peers: %w", err)
+	}
+	for i := range peers.Items {
+		p := &peers.Items[i]
+		if p.Spec.ClusterID == opts.ProviderID && !p.Spec.Broker && (p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth) {
+			w.Peer = p
+		}
+	}
+	if w.Peer == nil {
+		return w, nil
+	}
+	w.Offer = off
+	w.Ack = &sharingv1alpha1.Acknowledgement{Status: sharingv1alpha1.AcknowledgementStatus{Decision: sharingv1alpha1.AckConfirmed}}
 	return w, nil
 }

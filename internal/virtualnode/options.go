@@ -1,6 +1,7 @@
 package virtualnode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -70,6 +71,12 @@ type Options struct {
 	// provider (its Acknowledgements and Releases); with both set, the
 	// auctions won from the provider become virtual nodes too.
 	AuctionNamespace, ProviderNamespace string
+	// BrokerOffer, when set, reads the winning offer of quote, an auction
+	// a broker ran for this consumer, from where the broker handed it over
+	// (the consumer's namespace at the broker); nil when there is none.
+	// With it, an auction the broker won from this provider becomes
+	// virtual nodes too.
+	BrokerOffer func(ctx context.Context, quote string) (*sharingv1alpha1.Offer, error)
 	// Slice bounds the virtual nodes made from one advertisement.
 	Slice sharing.SliceOptions
 	// ClockSkew is how far ahead of this cluster's clock a provider's

@@ -14,22 +14,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing/broker"
 	"github.com/meridian-dev/meridian/internal/testbed"
 	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
 
 // sharingWorld is a testbed of profile sharing: the consumer home and the
 // providers big (virtual nodes of 4 CPU), small (twenty of 1 CPU) and
-// pricey (refused by price), each with its `meridian agent` process.
+// pricey (refused by price), each with its `meridian agent` process, and
+// the broker (`meridian broker`) whose state is in the management
+// cluster, which big and pricey lend through and home borrows through.
 type sharingWorld struct {
-	dir              string
-	home, big, small client.Client
+	dir                      string
+	home, big, small, pricey client.Client
+	// mgmt is the broker's API server, as its administrator.
+	mgmt client.Client
 	// homeNS holds the test's pods in home, twinNS their twins in every
 	// provider.
 	homeNS, twinNS string
@@ -70,7 +76,7 @@ func startSharing(t *testing.T) *sharingWorld {
 	}
 	t.Logf("sharing testbed up in %s", time.Since(begin).Round(100*time.Millisecond))
 	w := &sharingWorld{dir: dir, homeNS: "apps"}
-	for name, c := range map[string]*client.Client{"home": &w.home, "big": &w.big, "small": &w.small} {
+	for name, c := range map[string]*client.Client{"home": &w.home, "big": &w.big, "small": &w.small, "pricey": &w.pricey, testbed.ManagementCluster: &w.mgmt} {
 		if *c, err = tb.Cluster(name).Client(); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +167,10 @@ func (w *sharingWorld) phase(t *testing.T, name string, provider client.Client) 
 // deletion goes both ways; the consumer's agent killed in the middle of
 // reflecting pods and started again leaves one twin per pod; and the
 // provider of twenty 1-CPU nodes never gets a pod none of its nodes can
-// run.
+// run; and the broker answers queries with the providers' advertised
+// capacity, runs home's auction, won by the cheapest fitting offer, which
+// becomes a virtual node whose pod runs in the provider, and is killed
+// and restarted without losing anything (sharingBroker).
 func TestSharingOnTestbed(t *testing.T) {
 	w := startSharing(t)
 	ctx := t.Context()
@@ -304,6 +313,136 @@ func TestSharingOnTestbed(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("broker: query, restart, auction", func(t *testing.T) { sharingBroker(t, w) })
+}
+
+// sharingBroker checks the broker of the sharing testbed: home's queries
+// are answered with what big and pricey published to it, cheapest first;
+// after the broker is killed (SIGKILL) and started again, its members and
+// their advertisements are still there and decided, a query is answered
+// again, and an auction home hands to it is won by the cheapest offer
+// that fits, pricey's (big's spare capacity beside its holds and small's
+// 1-CPU nodes, which it does not even publish to the broker, cannot run
+// a 6-CPU pod), and becomes a virtual node whose pod runs in pricey.
+func sharingBroker(t *testing.T, w *sharingWorld) {
+	ctx := t.Context()
+	eventually(t, time.Minute, "members registered and advertisements listed at the broker", func() string {
+		return cmp.Diff(map[string]string{
+			"peer member-big/big": "Established", "peer member-pricey/pricey": "Established", "peer member-home/home": "Established",
+			"adv member-big/big": "Accepted/Listed", "adv member-pricey/pricey": "Accepted/Listed",
+		}, w.brokerTable(t))
+	})
+	secret := &corev1.Secret{}
+	if err := w.home.Get(ctx, client.ObjectKey{Namespace: testbed.SharingNamespace, Name: "peer-" + testbed.DefaultBrokerID}, secret); err != nil {
+		t.Fatal(err)
+	}
+	atBroker := secret.Data["kubeconfig"]
+	query := func(cpu string) []string {
+		t.Helper()
+		q, err := broker.Ask(ctx, atBroker, sharingv1alpha1.CapacityQuerySpec{Requests: map[corev1.ResourceName]resource.Quantity{
+			corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("1Gi")}}, 30*time.Second, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range q.Status.Matches {
+			got = append(got, fmt.Sprintf("%s %d nodes", m.Provider, m.Nodes))
+		}
+		return got
+	}
+	// big publishes half of each 8-CPU node (4 CPU) at 0.04 EUR per
+	// CPU-hour, pricey half of each 16-CPU node (8 CPU) at 0.25.
+	if diff := cmp.Diff([]string{"big 3 nodes", "pricey 2 nodes"}, query("1")); diff != "" {
+		t.Errorf("query for 1 CPU (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"pricey 2 nodes"}, query("5")); diff != "" {
+		t.Errorf("query for 5 CPU (-want +got):\n%s", diff)
+	}
+
+	if err := testbed.KillBroker(ctx, w.dir); err != nil {
+		t.Fatal(err)
+	}
+	before := w.brokerTable(t)
+	if err := testbed.StartBroker(w.dir); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, w.brokerTable(t)); diff != "" || len(before) != 5 {
+		t.Errorf("broker's table while it was down (-before kill +after restart), %d entries:\n%s", len(before), diff)
+	}
+	if diff := cmp.Diff([]string{"pricey 2 nodes"}, query("5")); diff != "" {
+		t.Errorf("query for 5 CPU after the restart (-want +got):\n%s", diff)
+	}
+
+	pod := offloaded("brokered", "6", nil)
+	if err := w.home.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "home's auction closed by the broker", func() string {
+		var list sharingv1alpha1.QuoteList
+		if err := w.home.List(ctx, &list, client.InNamespace(testbed.SharingNamespace), client.MatchingLabels{virtualnode.LabelAuction: "true"}); err != nil {
+			return err.Error()
+		}
+		for _, q := range list.Items {
+			if q.Spec.AppID != "apps.brokered" {
+				continue
+			}
+			c := meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered)
+			if c == nil {
+				return "not answered yet"
+			}
+			if diff := cmp.Diff("True/Offered/pricey", string(c.Status)+"/"+c.Reason+"/"+string(q.Status.Provider)); diff != "" {
+				return diff + c.Message
+			}
+			return ""
+		}
+		return "no auction of apps.brokered"
+	})
+	// big, cheaper, was asked too and had nothing that fits.
+	var atBig sharingv1alpha1.QuoteList
+	if err := w.big.List(ctx, &atBig, client.InNamespace(testbed.BrokerNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	var bigSaid []string
+	for _, q := range atBig.Items {
+		if c := meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered); c != nil && q.Spec.AppID == "apps.brokered" {
+			bigSaid = append(bigSaid, c.Reason)
+		}
+	}
+	if diff := cmp.Diff([]string{sharingv1alpha1.QuoteReasonNoCapacity}, bigSaid); diff != "" {
+		t.Errorf("big's answers to the quote the broker forwarded (-want +got):\n%s", diff)
+	}
+	eventually(t, time.Minute, "brokered Running in pricey and in home", func() string {
+		return cmp.Diff("Running/Running", w.phase(t, "brokered", w.pricey))
+	})
+	if err := w.home.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(pod.Spec.NodeName, "vn-pricey-offer-") {
+		t.Errorf("brokered bound to %q, want a virtual node of pricey's offer", pod.Spec.NodeName)
+	}
+}
+
+// brokerTable is what the broker decided of its members' registrations
+// and advertisements, as its administrator reads it.
+func (w *sharingWorld) brokerTable(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var peers sharingv1alpha1.PeerList
+	if err := w.mgmt.List(t.Context(), &peers); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range peers.Items {
+		out["peer "+p.Namespace+"/"+p.Name] = string(p.Status.Phase)
+	}
+	var advs sharingv1alpha1.AdvertisementList
+	if err := w.mgmt.List(t.Context(), &advs); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range advs.Items {
+		out["adv "+a.Namespace+"/"+a.Name] = string(a.Status.Decision) + "/" + a.Status.Reason
+	}
+	return out
 }
 
 // gone says which of the home pod and its twin are gone.

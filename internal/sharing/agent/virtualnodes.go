@@ -44,6 +44,7 @@ func SetupVirtualNodes(mgr ctrl.Manager, opts Options, vn virtualnode.Options) e
 	}
 	p := &providers{
 		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), mgr: mgr, opts: opts, vn: vn,
+		remotes: newRemotes(mgr.GetAPIReader(), mgr.GetScheme()),
 		running: map[types.NamespacedName]*served{}, ready: make(chan struct{}),
 	}
 	if err := mgr.Add(p); err != nil {
@@ -66,6 +67,8 @@ type providers struct {
 	mgr    ctrl.Manager
 	opts   Options
 	vn     virtualnode.Options
+	// remotes reach the broker, where won brokered offers are handed over.
+	remotes *remotes
 
 	mu      sync.Mutex
 	base    context.Context
@@ -181,6 +184,7 @@ func (p *providers) serve(peer *sharingv1alpha1.Peer, secret *corev1.Secret, ver
 	o := p.vn
 	o.ConsumerID, o.ProviderID, o.ClockSkew = p.opts.ClusterID, peer.Spec.ClusterID, p.opts.ClockSkew
 	o.AuctionNamespace, o.ProviderNamespace = p.opts.Namespace, ns
+	o.BrokerOffer = p.brokerOffer
 	consumer := &collecting{Manager: p.mgr}
 	if err := virtualnode.Setup(consumer, pm, o); err != nil {
 		return nil, err
@@ -263,4 +267,30 @@ func (c *collecting) GetControllerOptions() config.Controller {
 	skip := true
 	o.SkipNameValidation = &skip
 	return o
+}
+
+// brokerOffer reads the winning offer of this cluster's auction quote
+// that the broker it borrows through handed over into this cluster's
+// namespace there; nil when there is no broker or no such offer.
+func (p *providers) brokerOffer(ctx context.Context, quote string) (*sharingv1alpha1.Offer, error) {
+	var peers sharingv1alpha1.PeerList
+	if err := p.reader.List(ctx, &peers, client.InNamespace(p.opts.Namespace)); err != nil {
+		return nil, fmt.Errorf("failed to list peers: %w", err)
+	}
+	b := brokerOf(peers.Items)
+	if b == nil {
+		return nil, nil
+	}
+	rem, err := p.remotes.of(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	off := &sharingv1alpha1.Offer{}
+	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: quote}, off); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("failed to read the offer broker %q handed over for quote %q: %w", b.Spec.ClusterID, quote, err)
+	}
+	return off, nil
 }

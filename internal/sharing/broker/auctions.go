@@ -29,7 +29,7 @@ type auctions struct{ *base }
 
 // +kubebuilder:rbac:groups=sharing.meridian.dev,resources=quotes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=sharing.meridian.dev,resources=quotes/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=sharing.meridian.dev,resources=offers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sharing.meridian.dev,resources=offers,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=sharing.meridian.dev,resources=offers/status,verbs=get;update;patch
 
 func (r *auctions) setup(mgr ctrl.Manager) error {
@@ -186,6 +186,9 @@ func (r *auctions) awaitConfirmation(ctx context.Context, q *sharingv1alpha1.Quo
 	}
 	switch ack.Status.Decision {
 	case sharingv1alpha1.AckConfirmed:
+		if err := r.handOver(ctx, q, out.Winner); err != nil {
+			return ctrl.Result{}, err
+		}
 		return r.answer(ctx, q, out, sharingv1alpha1.QuoteReasonOffered, fmt.Sprintf("won by %s at %s per hour, reserved as %s (quote %s)",
 			out.Winner.Spec.Provider, moneyString(out.Price), ack.Status.Reservation, name))
 	case sharingv1alpha1.AckRefused:
@@ -195,6 +198,48 @@ func (r *auctions) awaitConfirmation(ctx context.Context, q *sharingv1alpha1.Quo
 		return r.answer(ctx, q, outcome{}, ReasonNotConfirmed, fmt.Sprintf("%s did not answer the acknowledgement within %s of the deadline", out.Winner.Spec.Provider, r.opts.ConfirmTimeout))
 	}
 	return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
+}
+
+// AnnotationWonOffer is on the broker's copy of a winning offer in the
+// consumer's namespace at the broker, with "<namespace>/<name>" of the
+// offer the provider wrote.
+const AnnotationWonOffer = "sharing.meridian.dev/won-offer"
+
+// handOver copies the winning offer, as the provider left it at the broker
+// once it confirmed (its expiresAt moved to its Reservation's expiry),
+// into the consumer's namespace at the broker, named after the consumer's
+// Quote and with the winner's Selected condition: the consumer may not
+// read the provider's namespace, and its agent makes the auction's virtual
+// nodes from this copy until expiresAt. It runs before the Quote is
+// answered, so a consumer that sees the answer finds the copy; a broker
+// restarted in between makes the same copy again.
+func (r *auctions) handOver(ctx context.Context, q *sharingv1alpha1.Quote, winner *sharingv1alpha1.Offer) error {
+	fresh := &sharingv1alpha1.Offer{}
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(winner), fresh); err != nil {
+		return fmt.Errorf("failed to read the winning offer %s: %w", klog.KObj(winner), err)
+	}
+	spec := fresh.Spec
+	spec.Quote = q.Name
+	cp := &sharingv1alpha1.Offer{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: q.Namespace,
+		Annotations: map[string]string{AnnotationWonOffer: fresh.Namespace + "/" + fresh.Name}}, Spec: spec}
+	if err := r.Create(ctx, cp); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("failed to hand the winning offer %s to consumer %q: %w", klog.KObj(winner), q.Spec.Consumer, err)
+		}
+		if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), cp); err != nil {
+			return fmt.Errorf("failed to read the winning offer handed to consumer %q: %w", q.Spec.Consumer, err)
+		}
+	}
+	selected := meta.FindStatusCondition(fresh.Status.Conditions, sharingv1alpha1.OfferSelected)
+	if selected == nil || meta.IsStatusConditionTrue(cp.Status.Conditions, sharingv1alpha1.OfferSelected) {
+		return nil
+	}
+	patch := client.MergeFrom(cp.DeepCopy())
+	meta.SetStatusCondition(&cp.Status.Conditions, *selected)
+	if err := r.Status().Patch(ctx, cp, patch); err != nil {
+		return fmt.Errorf("failed to mark the offer handed to consumer %q selected: %w", q.Spec.Consumer, err)
+	}
+	return nil
 }
 
 // answer closes the consumer's auction: the Quote's status at the broker,

@@ -249,13 +249,32 @@ func TestBroker(t *testing.T) {
 		}
 		want := state{
 			Quotes: [2][]string{{fwd}, {fwd}}, Acks: [2][]string{{fwd + "=Refused/Declined"}, {fwd + "=Confirmed/Reserved"}},
-			Offers: []string{"member-prov-1/" + fwd + "=Outbid", "member-prov-2/" + fwd + "=CheapestFit"},
+			// The winner's copy handed over to the consumer, under its quote's name.
+			Offers: []string{"member-cons/" + local.Name + "=CheapestFit", "member-prov-1/" + fwd + "=Outbid", "member-prov-2/" + fwd + "=CheapestFit"},
 			P1:     nil, P2: []string{"broker.offer." + fwd + "=Reserved"}, ForwardedLabel: "cons",
 		}
 		return cmp.Diff(want, got)
 	})
 	if !strings.HasPrefix(local.Status.Offer, "member-prov-2/") {
 		t.Errorf("winning offer %q, want one in member-prov-2", local.Status.Offer)
+	}
+	// The copy is what the consumer may read: the winner as the provider
+	// left it once it confirmed (expiresAt the reservation's), for the
+	// consumer's own quote.
+	var won, handed sharingv1alpha1.Offer
+	if err := b.Client.Get(ctx, client.ObjectKey{Namespace: "member-prov-2", Name: fwd}, &won); err != nil {
+		t.Fatal(err)
+	}
+	if err := cons.Get(ctx, client.ObjectKey{Namespace: "member-cons", Name: local.Name}, &handed); err != nil {
+		t.Fatalf("the consumer cannot read the offer handed over to it: %v", err)
+	}
+	want := won.Spec
+	want.Quote = local.Name
+	if diff := cmp.Diff(want, handed.Spec); diff != "" {
+		t.Errorf("offer handed over (-want +got):\n%s", diff)
+	}
+	if got := handed.Annotations[broker.AnnotationWonOffer]; got != "member-prov-2/"+fwd {
+		t.Errorf("handed-over offer's %s = %q, want member-prov-2/%s", broker.AnnotationWonOffer, got, fwd)
 	}
 }
 

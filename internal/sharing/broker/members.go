@@ -38,6 +38,8 @@ func (m *member) borrows() bool {
 // base is what every reconciler of the broker shares.
 type base struct {
 	client.Client
+	// reader reads past the cache, where a value just written matters.
+	reader  client.Reader
 	opts    Options
 	clock   clock.PassiveClock
 	remotes *agent.Remotes

@@ -23,7 +23,7 @@ func Setup(mgr ctrl.Manager, opts Options, clk clock.PassiveClock) error {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	b := &base{Client: mgr.GetClient(), opts: opts, clock: clk, remotes: agent.NewRemotes(mgr.GetAPIReader(), mgr.GetScheme())}
+	b := &base{Client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, clock: clk, remotes: agent.NewRemotes(mgr.GetAPIReader(), mgr.GetScheme())}
 	setups := []struct {
 		name  string
 		setup func(ctrl.Manager) error
