@@ -97,6 +97,20 @@ func (c Config) Flavor(name string) (Flavor, bool) {
 	return Flavor{}, false
 }
 
+// PadFlavor is the flavor of the nodes that only MinNodes asks for: the
+// cheapest, and of flavors of one price the smallest. The provisioner pads
+// its decisions with it, and the controller an adopted cluster, so that
+// the two never disagree on which pool grows.
+func (c Config) PadFlavor() (Flavor, bool) {
+	i := c.padFlavor()
+	if i < 0 {
+		return Flavor{}, false
+	}
+	return c.Flavors[i], true
+}
+
+func (c Config) padFlavor() int { return cheapestFor(placement.Resources{}, c.Flavors) }
+
 // Validate reports the first field of c that is out of range.
 func (c Config) Validate() error {
 	switch {

@@ -84,8 +84,14 @@ func (p *Provisioner) scaleDown(o Observation, conds map[string]NodeCondition) D
 			retiredOnly = false
 		}
 	}
+	// Forget the waits of nodes that go now or are gone, with one set of
+	// names rather than a search of the nodes per wait.
+	present := make(map[string]bool, len(o.Cloud.Nodes))
+	for _, n := range o.Cloud.Nodes {
+		present[n.Name] = true
+	}
 	for name := range p.unneededSince {
-		if removed[name] || !slices.ContainsFunc(o.Cloud.Nodes, func(n NodeState) bool { return n.Name == name }) {
+		if removed[name] || !present[name] {
 			delete(p.unneededSince, name)
 		}
 	}

@@ -159,3 +159,54 @@ func TestMinNodesPriced(t *testing.T) {
 		t.Errorf("Decide (-want +got):\n%s", diff)
 	}
 }
+
+// TestGroups: new nodes in words, with the pool's name after the word pool
+// so that a pool named "0" (nodeSize's) does not read as a count.
+func TestGroups(t *testing.T) {
+	tests := []struct {
+		name string
+		gs   []NodeGroup
+		want string
+	}{
+		{name: "none", want: "no nodes"},
+		{name: "one node", gs: []NodeGroup{{Flavor: "m1.large", Nodes: 1}}, want: "1 node in pool m1.large"},
+		{name: "the nodeSize pool", gs: []NodeGroup{{Flavor: "0", Nodes: 1}}, want: "1 node in pool 0"},
+		{name: "two pools", gs: []NodeGroup{{Flavor: "m1.large", Nodes: 2}, {Flavor: "m1.xlarge", Nodes: 1}},
+			want: "2 nodes in pool m1.large and 1 node in pool m1.xlarge"},
+		{name: "three pools", gs: []NodeGroup{{Flavor: "a", Nodes: 1}, {Flavor: "b", Nodes: 2}, {Flavor: "c", Nodes: 3}},
+			want: "1 node in pool a, 2 nodes in pool b and 3 nodes in pool c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Groups(tc.gs)); diff != "" {
+				t.Errorf("Groups (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPadFlavor: MinNodes is reached with the cheapest flavor, and of
+// flavors of one price with the smallest, whatever the order listed.
+func TestPadFlavor(t *testing.T) {
+	large := Flavor{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.2}
+	small := Flavor{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 4 * gi, Pods: 110}, PricePerHour: 0.2}
+	cheap := Flavor{Name: "cheap", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.1}
+	tests := []struct {
+		name    string
+		flavors []Flavor
+		want    string
+		ok      bool
+	}{
+		{name: "no flavors"},
+		{name: "the cheapest", flavors: []Flavor{large, cheap}, want: "cheap", ok: true},
+		{name: "of one price, the smaller", flavors: []Flavor{large, small}, want: "small", ok: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ok := Config{Flavors: tc.flavors}.PadFlavor()
+			if diff := cmp.Diff([]any{tc.want, tc.ok}, []any{f.Name, ok}); diff != "" {
+				t.Errorf("PadFlavor (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -147,7 +147,11 @@ type Decision struct {
 	Reason string
 }
 
-// Groups puts new nodes in words: "2 m1.large and 1 m1.xlarge nodes".
+// Groups puts new nodes in words, one group per node pool: "1 node in
+// pool m1.large", "2 nodes in pool m1.large and 1 node in pool m1.xlarge".
+// A pool is named after its flavor, which may be any name (the one pool of
+// a CloudProvisioner that sets nodeSize is "0"), so the name always comes
+// after the word pool and never reads as a count.
 func Groups(gs []NodeGroup) string {
 	s := ""
 	for i, g := range gs {
@@ -158,9 +162,16 @@ func Groups(gs []NodeGroup) string {
 		default:
 			s += ", "
 		}
-		s += fmt.Sprintf("%d %s", g.Nodes, g.Flavor)
+		nodes := "nodes"
+		if g.Nodes == 1 {
+			nodes = "node"
+		}
+		s += fmt.Sprintf("%d %s in pool %s", g.Nodes, nodes, g.Flavor)
 	}
-	return s + " nodes"
+	if s == "" {
+		return "no nodes"
+	}
+	return s
 }
 
 // Nodes is how many nodes d adds.

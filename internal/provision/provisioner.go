@@ -148,7 +148,7 @@ func (p *Provisioner) limit(m mix, n int) mix {
 // that only MinNodes asks for are the cheapest ones, and paid for in the
 // decision's price.
 func (p *Provisioner) pad(m mix, have int) mix {
-	cheapest := cheapestFor(placement.Resources{}, p.cfg.Flavors)
+	cheapest := p.cfg.padFlavor()
 	if cheapest < 0 || have+len(m.nodes) >= p.cfg.MinNodes {
 		return m
 	}

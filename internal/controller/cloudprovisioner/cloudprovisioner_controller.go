@@ -208,31 +208,29 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 }
 
 // adopt gives the pools of a cluster that exists without a recorded
-// request the workers the backend reports, and the pool of the cheapest
-// flavor what it takes to reach minNodes, as the provisioner pads to
-// minNodes with the cheapest flavor.
+// request the workers the backend reports, and the pool of the flavor the
+// provisioner pads with (provision.Config.PadFlavor) what it takes to
+// reach minNodes.
 func adopt(spec *cloud.Spec, st cloud.Status, minNodes int32, flavors []provision.Flavor) {
+	cfg := provision.Config{Flavors: flavors}
+	pad, _ := cfg.PadFlavor()
+	live, padPool := int32(0), -1
 	for i := range spec.Pools {
 		for _, ps := range st.Pools {
 			if ps.Name == spec.Pools[i].Name {
 				spec.Pools[i].Workers = ps.Workers
 			}
 		}
-	}
-	cfg := provision.Config{Flavors: flavors}
-	live, cheapest, price := int32(0), -1, 0.0
-	for i, p := range spec.Pools {
-		f, ok := cfg.Flavor(p.Name)
-		if !ok {
+		if _, ok := cfg.Flavor(spec.Pools[i].Name); !ok {
 			continue
 		}
-		live += p.Workers
-		if cheapest < 0 || f.PricePerHour < price {
-			cheapest, price = i, f.PricePerHour
+		live += spec.Pools[i].Workers
+		if spec.Pools[i].Name == pad.Name {
+			padPool = i
 		}
 	}
-	if live < minNodes && cheapest >= 0 {
-		spec.Pools[cheapest].Workers += minNodes - live
+	if live < minNodes && padPool >= 0 {
+		spec.Pools[padPool].Workers += minNodes - live
 	}
 }
 

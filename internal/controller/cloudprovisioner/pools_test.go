@@ -53,10 +53,48 @@ func TestRetireAndAdopt(t *testing.T) {
 		})
 	}
 
-	spec := cloud.Spec{Pools: []cloud.Pool{{Name: "large"}, {Name: "small"}, {Name: "old", Retired: true, Workers: 2}}}
-	adopt(&spec, cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 1}}}, 3, flavors)
-	want := []cloud.Pool{{Name: "large", Workers: 1}, {Name: "small", Workers: 2}, {Name: "old", Retired: true, Workers: 2}}
-	if diff := cmp.Diff(want, spec.Pools); diff != "" {
-		t.Errorf("adopted pools (-want +got):\n%s", diff)
+	// Of two flavors of one price the provisioner pads with the smaller,
+	// whatever their order; adopt pads the same pool.
+	samePrice := []provision.Flavor{
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
+	}
+	adoptions := []struct {
+		name    string
+		flavors []provision.Flavor
+		st      cloud.Status
+		want    []cloud.Pool
+	}{
+		{
+			name:    "padded with the cheapest flavor, retired pools not counted",
+			flavors: flavors,
+			st:      cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 1}}},
+			want:    []cloud.Pool{{Name: "large", Workers: 1}, {Name: "small", Workers: 2}, {Name: "old", Retired: true, Workers: 2}},
+		},
+		{
+			name:    "of one price, padded with the smaller flavor as the provisioner pads",
+			flavors: samePrice,
+			st:      cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 1}}},
+			want:    []cloud.Pool{{Name: "large", Workers: 1}, {Name: "small", Workers: 2}, {Name: "old", Retired: true, Workers: 2}},
+		},
+		{
+			name:    "at minNodes already",
+			flavors: flavors,
+			st:      cloud.Status{Pools: []cloud.PoolStatus{{Name: "large", Workers: 2}, {Name: "small", Workers: 1}}},
+			want:    []cloud.Pool{{Name: "large", Workers: 2}, {Name: "small", Workers: 1}, {Name: "old", Retired: true, Workers: 2}},
+		},
+	}
+	for _, tc := range adoptions {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := cloud.Spec{Pools: []cloud.Pool{{Name: "large"}, {Name: "small"}, {Name: "old", Retired: true, Workers: 2}}}
+			adopt(&spec, tc.st, 3, tc.flavors)
+			if diff := cmp.Diff(tc.want, spec.Pools); diff != "" {
+				t.Errorf("adopted pools (-want +got):\n%s", diff)
+			}
+			pad, _ := provision.Config{Flavors: tc.flavors}.PadFlavor()
+			if pad.Name != "small" {
+				t.Errorf("PadFlavor = %q, want %q", pad.Name, "small")
+			}
+		})
 	}
 }
