@@ -11,6 +11,13 @@ import (
 // Q-values do not depend on how many workers ran.
 const chunkRows = 512
 
+// podShapes is how many pods' first-layer inputs a CachedScorer keeps. A
+// scheduler's queue mixes the pods of a few workloads, and pods of one
+// workload request the same: their pod-dependent columns and first-layer
+// products are those of the last pod of the same shape but on the nodes
+// that changed since.
+const podShapes = 4
+
 // CachedScorer scores the same set of nodes for pod after pod, as a
 // kube-scheduler plugin does on its snapshot: it keeps each node's
 // pod-independent columns and their product with the first layer
@@ -18,8 +25,11 @@ const chunkRows = 512
 // node that changed. The first layer is linear in the row, so for a pod it
 // adds only the columns that depend on the pod (the CPU and memory
 // fractions with the pod, the latency beyond its soft limit) and the pod's
-// own columns, which are one vector for all rows. The rest of the network
-// runs over the rows in chunks on up to GOMAXPROCS goroutines.
+// own columns, which are one vector for all rows. Those too are kept, for
+// the last podShapes pods that request different resources or limits, and
+// recomputed only for the nodes that changed since. The rest of the
+// network runs over the rows in chunks on up to GOMAXPROCS goroutines,
+// one pass per hidden layer.
 //
 // Its Q-values are the network's (Scorer.Score on the same nodes) up to
 // rounding. A CachedScorer is used by one goroutine at a time, and the
@@ -27,19 +37,23 @@ const chunkRows = 512
 type CachedScorer struct {
 	net   *Network
 	nodes []NodeState
+	// ver counts each row's changes, so that a shape knows which of its
+	// rows are stale.
+	ver []uint64
 	// x holds each row's node columns with the pod-dependent ones zero;
 	// base each row's x_i Λ over them (rows×Out of the first layer).
 	x, base []float64
-	// lt are the layers' Λᵀ (Out×In; the first layer's over its node
-	// columns), so that an output is a dot product.
-	lt [][]float64
-	// Per Score: the pod-dependent columns (rows×3), the hidden layers'
-	// outputs but the last (rows×Out), each row's product of the last
-	// hidden layer with the last layer's Λ, per-chunk sums and the
-	// per-layer constants.
-	dep  []float64
-	h    [][]float64
-	d    []float64
+	// lt0 is the first layer's Λᵀ over the node columns (Out×NodeFeatures),
+	// so that an output is a dot product.
+	lt0    []float64
+	shapes [podShapes]podShape
+	uses   uint64
+	// Per Score: pre[li] is each row's input of layer li's ReLU without
+	// the layer's constant (rows×Out), for li ≥ 1 (the first layer's is
+	// the shape's); act a hidden layer's output; per-chunk sums of the
+	// hidden layers' outputs; the per-layer constants; the pod's columns.
+	pre  [][]float64
+	act  []float64
 	part []float64
 	c    [][]float64
 	pod  []float64
@@ -49,11 +63,24 @@ type CachedScorer struct {
 	phase  phase
 }
 
+// podShape is what CachedScorer keeps of one pod: per row, its
+// pod-dependent columns, the first layer's product without the constant,
+// and the mask, each as of the row's version in ver; per chunk, the sum of
+// the rows' node columns with the pod's.
+type podShape struct {
+	pod  PodState
+	used uint64 // 0: holds nothing
+	ver  []uint64
+	dep  []float64
+	a    []float64
+	mask []bool
+	sums []float64
+}
+
 // phase is what the workers of one step of Score share.
 type phase struct {
 	layer  int
-	pod    *PodState
-	mask   []bool
+	shape  *podShape
 	next   atomic.Int64
 	chunks int
 	// widest is the width of a chunk's slot in part.
@@ -64,22 +91,18 @@ type phase struct {
 // Set give it its nodes.
 func NewCachedScorer(m *Model) *CachedScorer {
 	n := m.Net
-	s := &CachedScorer{net: n, pod: make([]float64, n.PodFeatures), noBias: make([]float64, n.Layers[0].Out)}
-	for li, l := range n.Layers {
-		in := l.In
-		if li == 0 {
-			in = n.NodeFeatures
+	l0 := &n.Layers[0]
+	s := &CachedScorer{net: n, pod: make([]float64, n.PodFeatures), noBias: make([]float64, l0.Out)}
+	s.lt0 = make([]float64, l0.Out*n.NodeFeatures)
+	for k := 0; k < n.NodeFeatures; k++ {
+		for j := 0; j < l0.Out; j++ {
+			s.lt0[j*n.NodeFeatures+k] = l0.Lambda[k*l0.Out+j]
 		}
-		lt := make([]float64, l.Out*in)
-		for k := 0; k < in; k++ {
-			for j := 0; j < l.Out; j++ {
-				lt[j*in+k] = l.Lambda[k*l.Out+j]
-			}
-		}
-		s.lt = append(s.lt, lt)
+	}
+	for _, l := range n.Layers {
 		s.c = append(s.c, make([]float64, l.Out))
 	}
-	s.h = make([][]float64, len(n.Layers))
+	s.pre = make([][]float64, len(n.Layers))
 	return s
 }
 
@@ -93,13 +116,18 @@ func (s *CachedScorer) Resize(n int) {
 	fn, o0 := s.net.NodeFeatures, s.net.Layers[0].Out
 	if cap(s.nodes) < n {
 		s.nodes = append(make([]NodeState, 0, n), s.nodes...)
+		s.ver = append(make([]uint64, 0, n), s.ver...)
 		s.x = append(make([]float64, 0, n*fn), s.x...)
 		s.base = append(make([]float64, 0, n*o0), s.base...)
 	}
-	s.nodes, s.x, s.base = s.nodes[:n], s.x[:n*fn], s.base[:n*o0]
+	s.nodes, s.ver, s.x, s.base = s.nodes[:n], s.ver[:n], s.x[:n*fn], s.base[:n*o0]
 	for i := old; i < n; i++ {
 		s.nodes[i] = NodeState{}
 		s.encode(i)
+	}
+	// The chunks' sums change with the rows; the shapes are rebuilt.
+	for k := range s.shapes {
+		s.shapes[k].used = 0
 	}
 }
 
@@ -122,7 +150,35 @@ func (s *CachedScorer) encode(i int) {
 	row := s.x[i*fn : i*fn+fn]
 	EncodeNode(row, &s.nodes[i], &s.zero)
 	row[colCPUWithPod], row[colMemoryWithPod], row[colOverSoft] = 0, 0, 0
-	rowTimes(row, s.lt[0], s.noBias, s.base[i*o0:i*o0+o0])
+	rowTimes(row, s.lt0, s.noBias, s.base[i*o0:i*o0+o0])
+	s.ver[i]++
+}
+
+// shape returns the kept shape of pod, or the least recently used one
+// emptied for it.
+func (s *CachedScorer) shape(pod *PodState) *podShape {
+	s.uses++
+	var lru *podShape
+	for k := range s.shapes {
+		sh := &s.shapes[k]
+		if sh.used != 0 && sh.pod == *pod {
+			sh.used = s.uses
+			return sh
+		}
+		if lru == nil || sh.used < lru.used {
+			lru = sh
+		}
+	}
+	rows, o0 := len(s.nodes), s.net.Layers[0].Out
+	chunks := (rows + chunkRows - 1) / chunkRows
+	lru.pod, lru.used = *pod, s.uses
+	lru.ver = growSlice(lru.ver, rows)
+	clear(lru.ver) // every row's version is at least 1: all are stale
+	lru.dep = grow(lru.dep, rows*3)
+	lru.a = grow(lru.a, rows*o0)
+	lru.mask = growSlice(lru.mask, rows)
+	lru.sums = grow(lru.sums, chunks*s.net.NodeFeatures)
+	return lru
 }
 
 // Score writes into q (len Len()) the Q-value of placing pod on each node
@@ -136,45 +192,49 @@ func (s *CachedScorer) Score(pod *PodState, q []float64, mask []bool) {
 	net := s.net
 	last := len(net.Layers) - 1
 	chunks := (rows + chunkRows - 1) / chunkRows
-	widest := net.NodeFeatures
+	widest := 0
 	for li, l := range net.Layers {
-		widest = max(widest, l.Out)
-		if li < last-1 {
-			s.h[li] = grow(s.h[li], rows*l.Out)
+		if li > 0 {
+			s.pre[li] = grow(s.pre[li], rows*l.Out)
 		}
+		widest = max(widest, l.Out)
 	}
-	s.dep = grow(s.dep, rows*3)
-	s.d = grow(s.d, rows)
+	s.act = grow(s.act, rows*widest)
 	s.part = grow(s.part, chunks*widest)
 	EncodePod(s.pod, pod)
-	s.phase.pod, s.phase.mask, s.phase.chunks, s.phase.widest = pod, mask, chunks, widest
+	sh := s.shape(pod)
+	s.phase.shape, s.phase.chunks, s.phase.widest = sh, chunks, widest
 
-	// Phase -1: the pod-dependent columns and the first layer's pooled
-	// input; then each layer's phase ends with the pooled summary of its
-	// output, which makes the next layer's constant.
+	// Phase -1 brings the shape's stale rows up to date; then each
+	// layer's phase ends with the pooled summary of its output, which
+	// makes the next layer's constant.
 	s.run(-1, chunks)
-	s.constant(0, rows, chunks, widest)
+	s.constant(0, rows, chunks)
 	for li := 0; li < last; li++ {
 		s.run(li, chunks)
-		s.constant(li+1, rows, chunks, widest)
+		s.constant(li+1, rows, chunks)
 	}
-	if last == 0 {
-		s.run(0, chunks)
+	if mask != nil {
+		copy(mask[:rows], sh.mask)
 	}
 	c := s.c[last][0]
+	out := sh.a
+	if last > 0 {
+		out = s.pre[last]
+	}
 	for i := range q[:rows] {
-		q[i] = s.d[i] + c
+		q[i] = out[i] + c
 	}
 }
 
 // constant sets layer li's constant c = b + mean(input)Γ (+ pod Λ for the
 // first layer) from the per-chunk sums of its input.
-func (s *CachedScorer) constant(li, rows, chunks, widest int) {
+func (s *CachedScorer) constant(li, rows, chunks int) {
 	net := s.net
 	l := &net.Layers[li]
-	width := l.In
+	sums, width, stride := s.part, l.In, s.phase.widest
 	if li == 0 {
-		width = net.NodeFeatures
+		sums, width, stride = s.phase.shape.sums, net.NodeFeatures, net.NodeFeatures
 	}
 	c := s.c[li]
 	copy(c, l.Bias)
@@ -182,7 +242,7 @@ func (s *CachedScorer) constant(li, rows, chunks, widest int) {
 	for k := 0; k < width; k++ {
 		var sum float64
 		for ch := 0; ch < chunks; ch++ {
-			sum += s.part[ch*widest+k]
+			sum += sums[ch*stride+k]
 		}
 		axpy(sum*inv, l.Gamma[k*l.Out:k*l.Out+l.Out], c)
 	}
@@ -229,79 +289,140 @@ func (s *CachedScorer) work() {
 	}
 }
 
-// columns computes rows lo-hi's pod-dependent columns and mask and sums
-// their first-layer input into chunk ch's slot.
+// columns brings the shape's rows lo-hi that changed since it last saw
+// them up to date (pod-dependent columns, first-layer product, mask), and
+// then, if any did, chunk ch's sum of the rows' first-layer input.
 func (s *CachedScorer) columns(ch, lo, hi int) {
+	sh := s.phase.shape
+	l0 := &s.net.Layers[0]
+	out := l0.Out
+	l6 := l0.Lambda[colCPUWithPod*out : colCPUWithPod*out+out]
+	l7 := l0.Lambda[colMemoryWithPod*out : colMemoryWithPod*out+out]
+	l10 := l0.Lambda[colOverSoft*out : colOverSoft*out+out]
+	stale := false
+	for i := lo; i < hi; i++ {
+		if sh.ver[i] == s.ver[i] {
+			continue
+		}
+		stale = true
+		sh.ver[i] = s.ver[i]
+		n := &s.nodes[i]
+		d0, d1, d2 := encodeWithPod(n, &sh.pod)
+		sh.dep[i*3], sh.dep[i*3+1], sh.dep[i*3+2] = d0, d1, d2
+		sh.mask[i] = sh.pod.Feasible(n)
+		a, b := sh.a[i*out:i*out+out], s.base[i*out:i*out+out]
+		l6, l7, l10 := l6[:len(a)], l7[:len(a)], l10[:len(a)]
+		for j := range a {
+			a[j] = b[j] + d0*l6[j] + d1*l7[j] + d2*l10[j]
+		}
+	}
+	if !stale {
+		return
+	}
 	fn := s.net.NodeFeatures
-	pod, mask := s.phase.pod, s.phase.mask
-	w := s.phase.widest
-	sum := s.part[ch*w : ch*w+fn]
+	sum := sh.sums[ch*fn : ch*fn+fn]
 	clear(sum)
 	for i := lo; i < hi; i++ {
-		n := &s.nodes[i]
-		d := s.dep[i*3 : i*3+3]
-		d[0], d[1], d[2] = encodeWithPod(n, pod)
-		if mask != nil {
-			mask[i] = pod.Feasible(n)
-		}
 		for k, v := range s.x[i*fn : i*fn+fn] {
 			sum[k] += v
 		}
-		sum[colCPUWithPod] += d[0]
-		sum[colMemoryWithPod] += d[1]
-		sum[colOverSoft] += d[2]
+		sum[colCPUWithPod] += sh.dep[i*3]
+		sum[colMemoryWithPod] += sh.dep[i*3+1]
+		sum[colOverSoft] += sh.dep[i*3+2]
 	}
 }
 
-// layer computes layer li's output for rows lo-hi and sums it into chunk
-// ch's slot; the layer before the last also multiplies its output by the
-// last layer's Λ, so the last layer needs no pass of its own.
+// layer computes, for rows lo-hi, hidden layer li's output (its input
+// plus its constant, through ReLU), sums it into chunk ch's slot and
+// multiplies it by the next layer's Λ: the next layer's input without its
+// constant, which its own pass (or Score, for the last layer) adds.
 func (s *CachedScorer) layer(li, ch, lo, hi int) {
 	net := s.net
-	l := &net.Layers[li]
-	out := l.Out
-	last := len(net.Layers) - 1
+	out := net.Layers[li].Out
+	next := &net.Layers[li+1]
+	in := s.pre[li]
+	if li == 0 {
+		in = s.phase.shape.a
+	}
 	w := s.phase.widest
 	sum := s.part[ch*w : ch*w+out]
 	clear(sum)
-	var buf [64]float64
-	zz := buf[:0]
-	if out <= len(buf) {
-		zz = buf[:out]
-	} else {
-		zz = make([]float64, out)
+	c := s.c[li][:out]
+	act := s.act[lo*out : hi*out]
+	for i := range hi - lo {
+		z := in[(lo+i)*out : (lo+i)*out+out]
+		h := act[i*out : i*out+out]
+		z, sum := z[:len(c)], sum[:len(c)]
+		for j, cj := range c {
+			v := max(z[j]+cj, 0)
+			h[j] = v
+			sum[j] += v
+		}
 	}
-	c := s.c[li]
-	var l6, l7, l10 []float64
-	if li == 0 {
-		l6 = l.Lambda[colCPUWithPod*out : colCPUWithPod*out+out]
-		l7 = l.Lambda[colMemoryWithPod*out : colMemoryWithPod*out+out]
-		l10 = l.Lambda[colOverSoft*out : colOverSoft*out+out]
+	timesLambdaRows(act, out, next.Lambda, s.pre[li+1][lo*next.Out:hi*next.Out])
+}
+
+// useFMA is whether timesLambdaRows may use the processor's fused
+// multiply-add (hasFMA); a test turns it off to check the Go loop.
+var useFMA = hasFMA
+
+// timesLambdaRowsGo is timesLambdaRows in Go.
+func timesLambdaRowsGo(h []float64, in int, lambda []float64, z []float64) {
+	if len(h) == 0 {
+		return
 	}
-	for i := lo; i < hi; i++ {
-		if li == 0 {
-			b, c := s.base[i*out:i*out+out], c[:out]
-			l6, l7, l10 := l6[:out], l7[:out], l10[:out]
-			d0, d1, d2 := s.dep[i*3], s.dep[i*3+1], s.dep[i*3+2]
-			for j := range zz {
-				zz[j] = c[j] + b[j] + d0*l6[j] + d1*l7[j] + d2*l10[j]
-			}
-		} else {
-			prev := net.Layers[li-1].Out
-			rowTimes(s.h[li-1][i*prev:i*prev+prev], s.lt[li], c, zz)
-		}
-		if li == last {
-			s.d[i] = zz[0] - c[0] // Score adds the constant back
-			continue
-		}
-		for j, v := range zz {
-			zz[j] = max(v, 0)
-			sum[j] += zz[j]
-		}
-		if li == last-1 {
-			s.d[i] = dot(zz, net.Layers[last].Lambda)
-			continue
-		}
-		copy(s.h[li][i*out:i*out+out], zz)
+	rows := len(h) / in
+	out := len(z) / rows
+	for r := range rows {
+		timesLambda(h[r*in:r*in+in], lambda, z[r*out:r*out+out])
 	}
+}
+
+// timesLambda sets z = h·Λ where lambda is Λ (len(h)×len(z), row-major),
+// eight outputs at a time so that their sums are independent. (Skipping
+// the zeros that ReLU leaves in h costs more in mispredicted branches than
+// it saves.)
+func timesLambda(h, lambda, z []float64) {
+	out := len(z)
+	j := 0
+	for ; j+8 <= out; j += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for k, v := range h {
+			w := lambda[k*out+j : k*out+j+8]
+			s0 += v * w[0]
+			s1 += v * w[1]
+			s2 += v * w[2]
+			s3 += v * w[3]
+			s4 += v * w[4]
+			s5 += v * w[5]
+			s6 += v * w[6]
+			s7 += v * w[7]
+		}
+		z[j], z[j+1], z[j+2], z[j+3], z[j+4], z[j+5], z[j+6], z[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; j+4 <= out; j += 4 {
+		var s0, s1, s2, s3 float64
+		for k, v := range h {
+			w := lambda[k*out+j : k*out+j+4]
+			s0 += v * w[0]
+			s1 += v * w[1]
+			s2 += v * w[2]
+			s3 += v * w[3]
+		}
+		z[j], z[j+1], z[j+2], z[j+3] = s0, s1, s2, s3
+	}
+	for ; j < out; j++ {
+		var s0 float64
+		for k, v := range h {
+			s0 += v * lambda[k*out+j]
+		}
+		z[j] = s0
+	}
+}
+
+func growSlice[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -24,10 +24,29 @@ func randomNode(r *rand.Rand) NodeState {
 }
 
 // TestCachedScorerMatchesScorer checks that the cached scorer's Q-values
-// and mask are the network's (Scorer's) at sizes around its chunk size,
-// for networks of any depth, after nodes change, are added and removed,
-// and whatever the number of workers.
+// and mask are the network's (Scorer's, the reference forward pass) at
+// sizes around its chunk size, for networks of any depth, after nodes
+// change, are added and removed, for more pod shapes than it keeps, in
+// turn and again (so that a kept shape must follow the nodes that changed
+// since it was last used), with the processor's fused multiply-add and
+// with the Go loop.
 func TestCachedScorerMatchesScorer(t *testing.T) {
+	kernels := []bool{false}
+	if hasFMA {
+		kernels = append(kernels, true)
+	} else {
+		t.Log("no AVX and FMA on this processor: only the Go loop is checked")
+	}
+	for _, fma := range kernels {
+		t.Run(fmt.Sprintf("fma=%t", fma), func(t *testing.T) {
+			defer func(old bool) { useFMA = old }(useFMA)
+			useFMA = fma
+			testCachedScorerMatchesScorer(t)
+		})
+	}
+}
+
+func testCachedScorerMatchesScorer(t *testing.T) {
 	tests := []struct {
 		hidden []int
 		rows   []int
@@ -36,8 +55,17 @@ func TestCachedScorerMatchesScorer(t *testing.T) {
 		{hidden: []int{16}, rows: []int{5, 1100}},
 		{hidden: nil, rows: []int{7, 600}},
 		{hidden: []int{6, 5, 4}, rows: []int{9, 1300}},
+		{hidden: []int{16, 8}, rows: []int{700}},
+		{hidden: []int{8, 8, 8}, rows: []int{1100}},
 	}
+	// More shapes than a CachedScorer keeps, the first three again.
 	pods := []PodState{
+		{MilliCPU: 500, Memory: 1 << 30},
+		{MilliCPU: 2000, Memory: 4 << 30, SoftLatencyMs: 20, HardLatencyMs: 30},
+		{MilliCPU: 40000, Memory: 100 << 30, SoftLatencyMs: 10},
+		{MilliCPU: 500, Memory: 1 << 30, SoftLatencyMs: 20, HardLatencyMs: 30},
+		{MilliCPU: 250, Memory: 64 << 20},
+		{MilliCPU: 8000, Memory: 16 << 30, HardLatencyMs: 25},
 		{MilliCPU: 500, Memory: 1 << 30},
 		{MilliCPU: 2000, Memory: 4 << 30, SoftLatencyMs: 20, HardLatencyMs: 30},
 		{MilliCPU: 40000, Memory: 100 << 30, SoftLatencyMs: 10},
@@ -57,6 +85,9 @@ func TestCachedScorerMatchesScorer(t *testing.T) {
 				for i := range nodes {
 					nodes[i] = randomNode(r)
 				}
+				close := cmp.Comparer(func(a, b float64) bool {
+					return math.Abs(a-b) <= 1e-9*(1+math.Abs(a))
+				})
 				cs := NewCachedScorer(m)
 				cs.Resize(rows)
 				for i := range nodes {
@@ -69,9 +100,7 @@ func TestCachedScorerMatchesScorer(t *testing.T) {
 						NewScorer(m).Score(&pod, nodes, want, wantMask)
 						got, gotMask := make([]float64, len(nodes)), make([]bool, len(nodes))
 						cs.Score(&pod, got, gotMask)
-						if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool {
-							return math.Abs(a-b) <= 1e-9*(1+math.Abs(a))
-						})); diff != "" {
+						if diff := cmp.Diff(want, got, close); diff != "" {
 							t.Errorf("%s, pod %+v: Q-values (-Scorer +CachedScorer):\n%s", step, pod, diff)
 						}
 						if diff := cmp.Diff(wantMask, gotMask); diff != "" {
@@ -86,6 +115,23 @@ func TestCachedScorerMatchesScorer(t *testing.T) {
 					cs.Set(i, &nodes[i])
 				}
 				check("after changes")
+				// One node changes between pods, as in a scheduler.
+				for k := range 2 * len(pods) {
+					i := r.IntN(rows)
+					nodes[i] = randomNode(r)
+					cs.Set(i, &nodes[i])
+					pod := pods[k%len(pods)]
+					want, wantMask := make([]float64, len(nodes)), make([]bool, len(nodes))
+					NewScorer(m).Score(&pod, nodes, want, wantMask)
+					got, gotMask := make([]float64, len(nodes)), make([]bool, len(nodes))
+					cs.Score(&pod, got, gotMask)
+					if diff := cmp.Diff(want, got, close); diff != "" {
+						t.Errorf("node %d changed before pod %+v: Q-values (-Scorer +CachedScorer):\n%s", i, pod, diff)
+					}
+					if diff := cmp.Diff(wantMask, gotMask); diff != "" {
+						t.Errorf("node %d changed before pod %+v: mask (-Scorer +CachedScorer):\n%s", i, pod, diff)
+					}
+				}
 				nodes = append(nodes, randomNode(r), randomNode(r))
 				cs.Resize(len(nodes))
 				cs.Set(len(nodes)-2, &nodes[len(nodes)-2])
@@ -95,6 +141,49 @@ func TestCachedScorerMatchesScorer(t *testing.T) {
 				cs.Resize(len(nodes))
 				if len(nodes) > 0 {
 					check("shrunk")
+				}
+			})
+		}
+	}
+}
+
+// TestTimesLambdaRows checks the product of rows with a layer's Λ, with
+// the processor's fused multiply-add where it has them and in Go, against
+// its definition, for eight outputs (the assembly's case) and others.
+func TestTimesLambdaRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, fma := range []bool{false, true} {
+		if fma && !hasFMA {
+			t.Log("no AVX and FMA on this processor: only the Go loop is checked")
+			continue
+		}
+		for _, tc := range []struct{ rows, in, out int }{
+			{1, 1, 8}, {3, 12, 8}, {512, 12, 8}, {7, 16, 8}, {5, 8, 1}, {4, 12, 12}, {6, 5, 4}, {2, 3, 9},
+		} {
+			t.Run(fmt.Sprintf("fma=%t/%dx%d·%dx%d", fma, tc.rows, tc.in, tc.in, tc.out), func(t *testing.T) {
+				defer func(old bool) { useFMA = old }(useFMA)
+				useFMA = fma
+				h, lambda := make([]float64, tc.rows*tc.in), make([]float64, tc.in*tc.out)
+				for i := range h {
+					h[i] = max(r.NormFloat64(), 0)
+				}
+				for i := range lambda {
+					lambda[i] = r.NormFloat64()
+				}
+				want := make([]float64, tc.rows*tc.out)
+				for row := range tc.rows {
+					for j := range tc.out {
+						for k := range tc.in {
+							want[row*tc.out+j] += h[row*tc.in+k] * lambda[k*tc.out+j]
+						}
+					}
+				}
+				got := make([]float64, tc.rows*tc.out)
+				timesLambdaRows(h, tc.in, lambda, got)
+				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool {
+					return math.Abs(a-b) <= 1e-12*(1+math.Abs(a))
+				})); diff != "" {
+					t.Errorf("(-definition +timesLambdaRows):\n%s", diff)
 				}
 			})
 		}

@@ -57,22 +57,25 @@ func Best(q []float64, mask []bool) int {
 // NormalizeScores maps the Q-values of the feasible nodes linearly onto
 // [0, maxScore] (kube-scheduler's framework.MaxNodeScore is 100), the best
 // node getting maxScore; infeasible nodes get 0. When every feasible node
-// has the same Q-value they all get maxScore.
-func NormalizeScores(q []float64, mask []bool, maxScore int64, out []int64) {
+// has the same Q-value they all get maxScore. out may be of any integer
+// type that holds maxScore (a plugin keeping a byte per node).
+func NormalizeScores[T ~int64 | ~uint8](q []float64, mask []bool, maxScore int64, out []T) {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	mask = mask[:len(q)]
 	for i, v := range q {
 		if mask[i] {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
+	out = out[:len(q)]
 	for i, v := range q {
 		switch {
 		case !mask[i]:
 			out[i] = 0
 		case hi == lo:
-			out[i] = maxScore
+			out[i] = T(maxScore)
 		default:
-			out[i] = int64(math.Round((v - lo) / (hi - lo) * float64(maxScore)))
+			out[i] = T(math.Round((v - lo) / (hi - lo) * float64(maxScore)))
 		}
 	}
 }
