@@ -195,14 +195,8 @@ func (r *OfferNodeReconciler) observe(ctx context.Context, key types.NamespacedN
 	return w, nil
 }
 
-// observeBrokered completes w for an auction a broker ran: the offer is
-// the copy the broker handed over once the provider confirmed
-// (Options.BrokerOffer), the Peer is this consumer's own Peer of the
-// provider (the pods run there through it), and the provider's answer is
-// Confirmed when the Quote is Answered: the broker answers only once the
-// winner confirmed, and this consumer may not read the acknowledgement,
-// which the broker wrote into the provider. No Release is written for a
-// brokered offer; its nodes go when its expiresAt passes.
+// observeBrokered reads what Brokered completes w with: the offer the
+// broker handed over (Options.BrokerOffer) and this consumer's Peers.
 func (r *OfferNodeReconciler) observeBrokered(ctx context.Context, w Won) (Won, error) {
 	opts := r.Nodes.Options
 	q := w.Quote
@@ -210,23 +204,12 @@ func (r *OfferNodeReconciler) observeBrokered(ctx context.Context, w Won) (Won, 
 		return w, nil
 	}
 	off, err := opts.BrokerOffer(ctx, q.Name)
-	if err != nil || off == nil || off.Spec.Provider != opts.ProviderID {
+	if err != nil || off == nil {
 		return w, err
 	}
 	var peers sharingv1alpha1.PeerList
 	if err := r.Nodes.Client.List(ctx, &peers, client.InNamespace(opts.AuctionNamespace)); err != nil {
 		return w, fmt.Errorf("failed to list peers: %w", err)
 	}
-	for i := range peers.Items {
-		p := &peers.Items[i]
-		if p.Spec.ClusterID == opts.ProviderID && !p.Spec.Broker && (p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth) {
-			w.Peer = p
-		}
-	}
-	if w.Peer == nil {
-		return w, nil
-	}
-	w.Offer = off
-	w.Ack = &sharingv1alpha1.Acknowledgement{Status: sharingv1alpha1.AcknowledgementStatus{Decision: sharingv1alpha1.AckConfirmed}}
-	return w, nil
+	return Brokered(w, off, peers.Items, opts.ProviderID), nil
 }

@@ -97,6 +97,34 @@ func PlanOfferNodes(w Won, existing []corev1.Node, now time.Time, opts Options) 
 	return plan
 }
 
+// Brokered completes w, whose Quote a broker ran, for PlanOfferNodes: its
+// offer is handed, the copy of the winning offer the broker handed over
+// into this consumer's namespace at the broker; its Peer is this
+// consumer's own Peer of provider that lends to it directly (the pods run
+// there through it); and the provider's answer is Confirmed once the Quote
+// is Answered True for provider, because the broker answers only after the
+// winner confirmed and this consumer may not read the acknowledgement the
+// broker wrote into the provider. No Release is written for a brokered
+// offer, so its nodes go when its expiresAt passes. w is returned as it
+// is (no nodes) when any of these is missing or names another provider.
+func Brokered(w Won, handed *sharingv1alpha1.Offer, peers []sharingv1alpha1.Peer, provider sharingv1alpha1.ClusterID) Won {
+	q := w.Quote
+	if q == nil || handed == nil || q.Status.Provider != provider || handed.Spec.Provider != provider ||
+		!meta.IsStatusConditionTrue(q.Status.Conditions, sharingv1alpha1.QuoteAnswered) {
+		return w
+	}
+	for i := range peers {
+		p := &peers[i]
+		if p.Spec.ClusterID == provider && !p.Spec.Broker && !p.Spec.Disabled &&
+			(p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth) {
+			w.Offer, w.Peer = handed, p
+			w.Ack = &sharingv1alpha1.Acknowledgement{Status: sharingv1alpha1.AcknowledgementStatus{Decision: sharingv1alpha1.AckConfirmed}}
+			return w
+		}
+	}
+	return w
+}
+
 // quoteKey is "<namespace>/<name>" of a quote, and quoteHash its label
 // value.
 func quoteKey(namespace, name string) string { return namespace + "/" + name }
