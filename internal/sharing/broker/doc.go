@@ -44,8 +44,12 @@
 // reserves as in a direct auction (its Reservation names the broker as
 // consumer, the forwarded Quote names the real one in the label
 // sharing.meridian.dev/on-behalf-of). Once the winner confirms, the
-// Quote's status at the broker carries the result, which the consumer's
-// agent copies. Every step is a create that tolerates AlreadyExists or a
+// broker hands the winning offer over into the consumer's namespace (a
+// copy named after the consumer's Quote, which the consumer may read and
+// the provider's namespace it may not), then the Quote's status at the
+// broker carries the result, which the consumer's agent copies; a consumer
+// that also peers directly with the winner makes the auction's virtual
+// nodes from the handed-over offer (virtualnode.Brokered). Every step is a create that tolerates AlreadyExists or a
 // decision read back from what was recorded, so a broker killed at any
 // point and restarted sends nothing twice and forgets nothing.
 package broker
