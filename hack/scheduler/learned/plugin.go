@@ -6,11 +6,13 @@ import (
 	goruntime "runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/meridian-dev/meridian/internal/learn"
 	"github.com/meridian-dev/meridian/internal/learn/serve"
@@ -43,7 +45,17 @@ type Plugin struct {
 	q      []float64
 	mask   []bool
 	passed []bool
-	values []int64
+
+	// last is the cycle state PreScore last wrote and what it wrote: the
+	// framework calls Score once per node with the state PreScore had,
+	// and comparing a pointer is cheaper than reading the state's map.
+	last atomic.Pointer[written]
+}
+
+// written is a cycle state and the scores PreScore wrote into it.
+type written struct {
+	state  fwk.CycleState
+	scores *scores
 }
 
 // layout is what PreScore keeps between cycles, by the position of each
@@ -52,16 +64,39 @@ type Plugin struct {
 // life), a node's allocatable and power when its object changes, the
 // measurements when Metrics refreshes. So a cycle reads only each node's
 // requested resources, and the cached scorer re-encodes only the nodes
-// whose state changed. index is not modified once a cycle has read it.
+// whose state changed. index and byName are not modified once a cycle
+// has read them.
 type layout struct {
-	infos    []fwk.NodeInfo
-	index    map[fwk.NodeInfo]int32
-	byName   map[string]int32
-	version  uint64
-	measured []serve.Measured
-	objects  []*corev1.Node
-	alloc    [][3]int64
-	power    [][2]float64
+	infos []fwk.NodeInfo
+	// index finds the snapshot's own NodeInfos by address; byName any
+	// other.
+	index   *nodeIndex
+	byName  map[string]int32
+	version uint64
+	nodes   []node
+	// read is each node as this cycle read it.
+	read []read
+}
+
+// read is what a cycle reads of a NodeInfo.
+type read struct {
+	object         *corev1.Node
+	cpu, mem, pods int64
+}
+
+// node is one node of a layout: its object as last read, the power its
+// object says, and its state as last given to the cached scorer.
+type node struct {
+	object *corev1.Node
+	power  [2]float64
+	state  learn.NodeState
+}
+
+// measure sets the node's latency and power from the measurement m, the
+// power from its object where m has none.
+func (e *node) measure(m serve.Measured) {
+	e.state.IdleWatts, e.state.PeakWatts = e.power[0], e.power[1]
+	m.Apply(&e.state)
 }
 
 // New is the plugin's factory: it loads the model and starts reading the
@@ -120,12 +155,25 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *corev1.Pod, no
 // scores is what PreScore leaves for Score: each node's score by its
 // position in index. It is not changed once written, so Clone shares it.
 type scores struct {
-	index  map[fwk.NodeInfo]int32
+	index  *nodeIndex
 	byName map[string]int32
 	values []uint8
 }
 
 func (s *scores) Clone() fwk.StateData { return s }
+
+// lookup returns the position of ni in the maps.
+func lookup(index *nodeIndex, byName map[string]int32, ni fwk.NodeInfo) (int32, bool) {
+	if fi, ok := ni.(*framework.NodeInfo); ok {
+		if i, ok := index.get(fi); ok {
+			return i, true
+		}
+	}
+	// Not the snapshot's own NodeInfo (a copy made for this cycle): the
+	// node by name.
+	i, ok := byName[ni.Node().Name]
+	return i, ok
+}
 
 // PreScore scores every node of the snapshot at once.
 func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.Pod, feasible []fwk.NodeInfo) *fwk.Status {
@@ -140,57 +188,70 @@ func (p *Plugin) PreScore(_ context.Context, state fwk.CycleState, pod *corev1.P
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.layoutOf(all)
-	cs := p.cached
 	// Reading 5,000 NodeInfos is mostly waiting for memory: the chunks
 	// go to as many goroutines as may run, so that their waits overlap.
 	parallel(len(all), func(lo, hi int) {
-		for i, ni := range all[lo:hi] {
-			p.setNode(l, lo+i, ni)
-		}
+		readNodes(l, all, lo, hi)
+		p.setNodes(l, all, lo, hi)
 	})
 	n := len(all)
-	p.q, p.mask, p.passed, p.values = grow(p.q, n), grow(p.mask, n), grow(p.passed, n), grow(p.values, n)
-	cs.Score(&ps, p.q, p.mask)
+	p.q, p.mask, p.passed = grow(p.q, n), grow(p.mask, n), grow(p.passed, n)
+	p.cached.Score(&ps, p.q, p.mask)
 
 	// Only the nodes that passed filtering compete: the best of them gets
 	// the maximum score.
 	clear(p.passed)
 	for _, ni := range feasible {
-		i, ok := l.index[ni]
-		if !ok {
-			i, ok = l.byName[ni.Node().Name]
-		}
-		if ok && p.mask[i] {
+		if i, ok := lookup(l.index, l.byName, ni); ok && p.mask[i] {
 			p.passed[i] = true
 		}
 	}
-	learn.NormalizeScores(p.q, p.passed, fwk.MaxNodeScore, p.values)
 	values := make([]uint8, n)
-	for i, v := range p.values {
-		values[i] = uint8(v)
-	}
-	state.Write(stateKey, &scores{index: l.index, byName: l.byName, values: values})
+	learn.NormalizeScores(p.q, p.passed, fwk.MaxNodeScore, values)
+	sc := &scores{index: l.index, byName: l.byName, values: values}
+	state.Write(stateKey, sc)
+	p.last.Store(&written{state: state, scores: sc})
 	return nil
 }
 
-// setNode gives the cached scorer node i as ni has it now; l is the
-// layout of ni's list and p.mu is held. Calls for distinct nodes may run
-// at once.
-func (p *Plugin) setNode(l *layout, i int, ni fwk.NodeInfo) {
-	if node := ni.Node(); l.objects[i] != node {
-		l.objects[i] = node
-		a := ni.GetAllocatable()
-		l.alloc[i] = [3]int64{a.GetMilliCPU(), a.GetMemory(), int64(a.GetAllowedPodNumber())}
-		l.power[i][0], l.power[i][1] = serve.NodePower(node)
+// readNodes reads what a cycle needs of nodes lo-hi of all (l's list)
+// into l.read, and nothing else: a NodeInfo and its requested resources
+// are mostly not in the processor's cache, and a loop this short keeps
+// many of those reads in flight at once.
+func readNodes(l *layout, all []fwk.NodeInfo, lo, hi int) {
+	read := l.read[lo:hi]
+	for i, ni := range all[lo:hi] {
+		r := &read[i]
+		// The snapshot's own type is read without an interface call per
+		// field.
+		if fi, ok := ni.(*framework.NodeInfo); ok && fi.Requested != nil {
+			r.object, r.cpu, r.mem, r.pods = fi.Node(), fi.Requested.MilliCPU, fi.Requested.Memory, int64(len(fi.Pods))
+			continue
+		}
+		req := ni.GetRequested()
+		r.object, r.cpu, r.mem, r.pods = ni.Node(), req.GetMilliCPU(), req.GetMemory(), int64(len(ni.GetPods()))
 	}
-	req := ni.GetRequested()
-	n := learn.NodeState{
-		AllocatableMilliCPU: l.alloc[i][0], AllocatableMemory: l.alloc[i][1], AllocatablePods: l.alloc[i][2],
-		RequestedMilliCPU: req.GetMilliCPU(), RequestedMemory: req.GetMemory(), RequestedPods: int64(len(ni.GetPods())),
-		IdleWatts: l.power[i][0], PeakWatts: l.power[i][1],
+}
+
+// setNodes gives the cached scorer nodes lo-hi of l's list as readNodes
+// read them, those that changed; p.mu is held. Calls for distinct nodes
+// may run at once.
+func (p *Plugin) setNodes(l *layout, all []fwk.NodeInfo, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		r, e := &l.read[i], &l.nodes[i]
+		if e.object == r.object && e.state.RequestedMilliCPU == r.cpu && e.state.RequestedMemory == r.mem && e.state.RequestedPods == r.pods {
+			continue
+		}
+		if e.object != r.object {
+			e.object = r.object
+			a := all[i].GetAllocatable()
+			e.state.AllocatableMilliCPU, e.state.AllocatableMemory, e.state.AllocatablePods = a.GetMilliCPU(), a.GetMemory(), int64(a.GetAllowedPodNumber())
+			e.power[0], e.power[1] = serve.NodePower(r.object)
+			e.measure(p.metrics.Lookup(r.object.Name))
+		}
+		e.state.RequestedMilliCPU, e.state.RequestedMemory, e.state.RequestedPods = r.cpu, r.mem, r.pods
+		p.cached.Set(i, &e.state)
 	}
-	l.measured[i].Apply(&n)
-	p.cached.Set(i, &n)
 }
 
 // parallelChunk is the fewest nodes worth a goroutine of their own.
@@ -229,19 +290,25 @@ func (p *Plugin) layoutOf(all []fwk.NodeInfo) *layout {
 		same = l.infos[i] == all[i]
 	}
 	if !same {
-		l = &layout{infos: slices.Clone(all), index: make(map[fwk.NodeInfo]int32, len(all)), byName: make(map[string]int32, len(all)),
-			measured: make([]serve.Measured, len(all)), objects: make([]*corev1.Node, len(all)),
-			alloc: make([][3]int64, len(all)), power: make([][2]float64, len(all))}
+		l = &layout{infos: slices.Clone(all), index: newNodeIndex(len(all)),
+			byName: make(map[string]int32, len(all)), nodes: make([]node, len(all)), read: make([]read, len(all))}
 		for i, ni := range all {
-			l.index[ni] = int32(i)
+			if fi, ok := ni.(*framework.NodeInfo); ok {
+				l.index.put(fi, int32(i))
+			}
 			l.byName[ni.Node().Name] = int32(i)
 		}
+		l.version = p.metrics.Version()
 		p.layout = l
 		p.cached.Resize(len(all))
+		return l // setNodes reads every node's object and measurements
 	}
-	if v := p.metrics.Version(); v != l.version || !same {
-		for i, ni := range all {
-			l.measured[i] = p.metrics.Lookup(ni.Node().Name)
+	if v := p.metrics.Version(); v != l.version {
+		for i := range l.nodes {
+			if e := &l.nodes[i]; e.object != nil {
+				e.measure(p.metrics.Lookup(e.object.Name))
+				p.cached.Set(i, &e.state)
+			}
 		}
 		l.version = v
 	}
@@ -250,18 +317,20 @@ func (p *Plugin) layoutOf(all []fwk.NodeInfo) *layout {
 
 // Score returns the node's score from PreScore.
 func (p *Plugin) Score(_ context.Context, state fwk.CycleState, _ *corev1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	data, err := state.Read(stateKey)
-	if err != nil {
-		return 0, fwk.AsStatus(fmt.Errorf("no scores from PreScore: %w", err))
-	}
-	s := data.(*scores)
-	i, ok := s.index[nodeInfo]
-	if !ok {
-		// Not the snapshot's own NodeInfo (a copy made for this cycle):
-		// the node by name.
-		if i, ok = s.byName[nodeInfo.Node().Name]; !ok {
-			return 0, nil
+	var s *scores
+	if w := p.last.Load(); w != nil && w.state == state {
+		s = w.scores
+	} else {
+		// Another state than PreScore's last (a copy): its own scores.
+		data, err := state.Read(stateKey)
+		if err != nil {
+			return 0, fwk.AsStatus(fmt.Errorf("no scores from PreScore: %w", err))
 		}
+		s = data.(*scores)
+	}
+	i, ok := lookup(s.index, s.byName, nodeInfo)
+	if !ok {
+		return 0, nil
 	}
 	return int64(s.values[i]), nil
 }
