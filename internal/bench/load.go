@@ -207,7 +207,7 @@ func (l *loader) start(ctx context.Context) error {
 		return err
 	}
 	l.ctrl = p
-	fmt.Fprintf(l.o.Progress, "load: controller started (pid %d, log %s)\n", p.cmd.Process.Pid, l.log)
+	fmt.Fprintf(l.o.Progress, "load: controller started (pid %d, log %s, profiles at http://%s/debug/pprof/)\n", p.cmd.Process.Pid, l.log, p.pprof)
 	return nil
 }
 
@@ -266,7 +266,11 @@ func (l *loader) burst(ctx context.Context) (BurstResult, resource.Quantity, err
 		if err != nil {
 			return false, err
 		}
-		fmt.Fprintf(l.o.Progress, "load: %6.1fs %s\n", time.Since(begin).Seconds(), p)
+		q, err := l.ctrl.readQueue(ctx)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintf(l.o.Progress, "load: %6.1fs %s (controller: %.0f reconciles, queue depth %.0f)\n", time.Since(begin).Seconds(), p, q.Reconciles, q.Depth)
 		return p.Placed == l.o.Burst && p.Deployed == l.o.Burst, nil
 	})
 	if err != nil {
@@ -369,8 +373,24 @@ func (l *loader) restart(ctx context.Context, total int) (StartResult, error) {
 func (l *loader) cleanup(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
-	if err := l.mgmt.DeleteAllOf(ctx, &multiclusterv1alpha1.MultiClusterDeployment{}, client.InNamespace(LoadNamespace)); err != nil {
-		return fmt.Errorf("failed to delete the MultiClusterDeployments: %w", err)
+	// One request each, many in flight: a collection delete of thousands
+	// outlasts the API server's request timeout.
+	var list multiclusterv1alpha1.MultiClusterDeploymentList
+	if err := l.mgmt.List(ctx, &list, client.InNamespace(LoadNamespace)); err != nil {
+		return fmt.Errorf("failed to list the MultiClusterDeployments to delete: %w", err)
+	}
+	objs := make([]*multiclusterv1alpha1.MultiClusterDeployment, len(list.Items))
+	for i := range list.Items {
+		objs[i] = &list.Items[i]
+	}
+	err := inParallel(ctx, objs, l.o.Progress, "deleted", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
+		if err := client.IgnoreNotFound(l.mgmt.Delete(ctx, d)); err != nil {
+			return fmt.Errorf("failed to delete MultiClusterDeployment %s: %w", d.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return l.poll(ctx, 2*time.Second, func() (bool, error) {
 		p, err := readProgress(ctx, l.mgmt, l.members, LoadNamespace, false)
@@ -402,26 +422,37 @@ func (l *loader) poll(ctx context.Context, interval time.Duration, check func() 
 // createAll creates objs with many requests in flight, and reports every
 // few seconds.
 func createAll(ctx context.Context, c client.Client, objs []*multiclusterv1alpha1.MultiClusterDeployment, progress io.Writer) error {
+	return inParallel(ctx, objs, progress, "created", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
+		if err := c.Create(ctx, d); err != nil {
+			return fmt.Errorf("failed to create MultiClusterDeployment %s: %w", d.Name, err)
+		}
+		return nil
+	})
+}
+
+// inParallel calls f on every object with many calls in flight, reports
+// every few seconds how many are done, and stops at the first error.
+func inParallel(ctx context.Context, objs []*multiclusterv1alpha1.MultiClusterDeployment, progress io.Writer, verb string, f func(*multiclusterv1alpha1.MultiClusterDeployment) error) error {
 	const workers = 64
 	var (
-		next, created atomic.Int64
-		wg            sync.WaitGroup
-		errs          = make([]error, workers)
+		next, done atomic.Int64
+		wg         sync.WaitGroup
+		errs       = make([]error, workers)
 	)
-	done := make(chan struct{})
+	stop := make(chan struct{})
 	go func() {
 		t := time.NewTicker(3 * time.Second)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
+			case <-stop:
 				return
 			case <-t.C:
-				fmt.Fprintf(progress, "load: created %d of %d\n", created.Load(), len(objs))
+				fmt.Fprintf(progress, "load: %s %d of %d\n", verb, done.Load(), len(objs))
 			}
 		}
 	}()
-	defer close(done)
+	defer close(stop)
 	for w := range workers {
 		wg.Go(func() {
 			for {
@@ -429,11 +460,12 @@ func createAll(ctx context.Context, c client.Client, objs []*multiclusterv1alpha
 				if i >= len(objs) || ctx.Err() != nil {
 					return
 				}
-				if err := c.Create(ctx, objs[i]); err != nil {
-					errs[w] = fmt.Errorf("failed to create MultiClusterDeployment %s: %w", objs[i].Name, err)
+				if err := f(objs[i]); err != nil {
+					errs[w] = err
+					next.Add(int64(len(objs))) // the others stop too
 					return
 				}
-				created.Add(1)
+				done.Add(1)
 			}
 		})
 	}

@@ -23,7 +23,9 @@ import (
 type controllerProcess struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
-	metrics string // base URL of its metrics endpoint
+	metrics string // URL of its metrics endpoint
+	// pprof is the address of its /debug/pprof profiles.
+	pprof string
 }
 
 // startController runs bin as `meridian controller` on tb's management
@@ -31,6 +33,10 @@ type controllerProcess struct {
 // port.
 func startController(bin string, tb *testbed.Testbed, logPath string) (*controllerProcess, error) {
 	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	pprof, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +51,13 @@ func startController(bin string, tb *testbed.Testbed, logPath string) (*controll
 		"--namespace", testbed.Namespace,
 		"--metrics-bind-address", addr,
 		"--health-probe-bind-address", "0",
+		"--pprof-bind-address", pprof,
 	)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("failed to start %s controller: %w", bin, err)
 	}
-	p := &controllerProcess{cmd: cmd, done: make(chan struct{}), metrics: "http://" + addr + "/metrics"}
+	p := &controllerProcess{cmd: cmd, done: make(chan struct{}), metrics: "http://" + addr + "/metrics", pprof: pprof}
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	return p, nil
 }

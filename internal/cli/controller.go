@@ -46,6 +46,7 @@ type controllerFlags struct {
 	dashboardCertDir string
 	policy           policy.Options
 	carbon           carbonFlags
+	pprofAddr        string
 }
 
 func newControllerCommand() *cobra.Command {
@@ -120,6 +121,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.StringVar(&f.dashboardAddr, "dashboard-bind-address", "", "address of the web dashboard (empty: off); it reads with each viewer's bearer token, and needs --dashboard-cert-dir unless the address is a loopback one")
 	fl.StringVar(&f.dashboardCertDir, "dashboard-cert-dir", "", "folder holding the dashboard's serving certificate as tls.crt and tls.key (reloaded when it changes); the dashboard is served over HTTPS")
 	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
+	fl.StringVar(&f.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles of the controller (empty: off), to find where its time and memory go")
 	f.policy.AddFlags(fl)
 	f.carbon.addFlags(fl)
 	return cmd
@@ -130,6 +132,13 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	cfg, err := loadKubeconfig(f.kubeconfig, f.context)
 	if err != nil {
 		return fmt.Errorf("failed to load the management cluster's kubeconfig: %w", err)
+	}
+	if cfg.QPS == 0 {
+		// client-go's default of 5 requests a second made a start over
+		// thousands of MultiClusterDeployments take hours (two writes
+		// each); as controller-runtime's GetConfig does, leave the pace to
+		// the API server's priority and fairness.
+		cfg.QPS = -1
 	}
 	var webhookServer ctrlwebhook.Server
 	if f.webhookCertDir != "" {
@@ -150,6 +159,7 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress:  f.probeAddr,
+		PprofBindAddress:        f.pprofAddr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "meridian-controller",
 		LeaderElectionNamespace: f.opts.Namespace,
