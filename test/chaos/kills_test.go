@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func TestControllerKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	moves.log(t, d.filled, d.freed, movedBack)
-	t.Logf("%d kills, %d operations in %s", kills, d.ops, time.Since(begin).Round(time.Second))
+	t.Logf("%d kills, %d operations (%s) in %s", kills, d.ops, d.summary(), time.Since(begin).Round(time.Second))
 	if !r.ok() {
 		t.Errorf("at the end, not settled within %s:\n%s", settleTimeout, r)
 	}
@@ -159,8 +160,27 @@ type driver struct {
 	// jobs adds MultiClusterJobs to the changes.
 	jobs bool
 	ops  int
+	// kinds counts the changes by kind, as the final log prints them.
+	kinds map[string]int
 	// filled and freed count the moves' fills and frees of a member.
 	filled, freed int
+}
+
+// count records one change of kind.
+func (d *driver) count(kind string) {
+	if d.kinds == nil {
+		d.kinds = map[string]int{}
+	}
+	d.kinds[kind]++
+}
+
+// summary lists the changes by kind.
+func (d *driver) summary() string {
+	var parts []string
+	for _, k := range []string{"create", "scale", "job", "move", "delete"} {
+		parts = append(parts, fmt.Sprintf("%d %s", d.kinds[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // tallyMoves adds the replicas now away from home to m.
@@ -186,16 +206,22 @@ func (d *driver) step(ctx context.Context) error {
 	d.ops++
 	switch n := d.rng.IntN(12); {
 	case n < 4:
+		d.count("create")
 		return d.createDeployment(ctx)
 	case n < 6:
+		d.count("scale")
 		return d.scale(ctx)
 	case n < 7 && d.jobs:
+		d.count("job")
 		return d.createJob(ctx)
 	case n < 7:
+		d.count("create")
 		return d.createDeployment(ctx)
 	case n < 9:
+		d.count("move")
 		return d.move(ctx)
 	default:
+		d.count("delete")
 		return d.delete(ctx)
 	}
 }
