@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +21,9 @@ import (
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
 const Name = "MeridianLearned"
+
+// firstReadTimeout bounds the plugin's first read of the measurements.
+const firstReadTimeout = 10 * time.Second
 
 // stateKey is where PreScore leaves the scores for Score.
 const stateKey fwk.StateKey = Name
@@ -116,6 +120,15 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	logger := klog.FromContext(ctx).WithValues("plugin", Name)
 	logger.Info("Loaded model", "path", args.ModelPath, "reward", m.Reward, "prometheus", args.PrometheusURL, "refresh", args.refreshOrDefault())
+	// Until the first read every node counts as serve.UnknownLatencyMs
+	// away, which filters out every node for a pod with a hard limit: a
+	// scheduler that starts with pods waiting reads once before it
+	// schedules.
+	first, cancel := context.WithTimeout(ctx, firstReadTimeout)
+	if err := metrics.Refresh(first); err != nil {
+		logger.Error(err, "Failed to read node measurements before scheduling; nodes count as unmeasured until a read succeeds")
+	}
+	cancel()
 	go metrics.Run(ctx, func(err error) {
 		logger.Error(err, "Failed to read node measurements; keeping the previous ones")
 	})
