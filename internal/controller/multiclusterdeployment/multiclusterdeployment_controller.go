@@ -8,12 +8,15 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -71,18 +74,27 @@ type Reconciler struct {
 	Carbon func() placement.CarbonIntensity
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
+	// MaxConcurrentReconciles is how many workloads are reconciled at once
+	// (8 when zero). Their decisions still take turns (placing), so that two
+	// never promise the same room; their reads and writes overlap.
+	MaxConcurrentReconciles int
 
-	mu sync.Mutex
+	// placing serializes snapshot, decision and assumption.
+	placing sync.Mutex
+	mu      sync.Mutex
 	// lastPullBack is when each workload's replicas were last considered
 	// for a move back home.
 	lastPullBack map[string]time.Time
 	// readings are the TrafficAware workloads' last traffic readings.
 	readings map[string]reading
+	// health is each member's readiness when its last change was mapped.
+	health map[string]memberHealth
 }
 
 func (r *Reconciler) defaults() {
 	r.lastPullBack = map[string]time.Time{}
 	r.readings = map[string]reading{}
+	r.health = map[string]memberHealth{}
 	if r.TrafficInterval == 0 {
 		r.TrafficInterval = 30 * time.Second
 	}
@@ -97,6 +109,7 @@ func (r *Reconciler) defaults() {
 	r.Resync = cmp.Or(r.Resync, d.Resync)
 	r.MoveCheck = cmp.Or(r.MoveCheck, d.MoveCheck)
 	r.UnplacedRetry = cmp.Or(r.UnplacedRetry, d.UnplacedRetry)
+	r.MaxConcurrentReconciles = cmp.Or(r.MaxConcurrentReconciles, 8)
 }
 
 // SetupWithManager registers the reconciler. Besides the objects
@@ -105,7 +118,7 @@ func (r *Reconciler) defaults() {
 // MultiClusterDeployment.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
-	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.all))
+	clusters := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.clusterChanged))
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&multiclusterv1alpha1.MultiClusterDeployment{}).
 		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
@@ -115,18 +128,64 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&multiclusterv1alpha1.MultiClusterRescheduler{}, handler.EnqueueRequestsFromMapFunc(r.all),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("multiclusterdeployment").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
 
 func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.matching(ctx, func(*multiclusterv1alpha1.MultiClusterDeployment) bool { return true })
+}
+
+// memberHealth is what decides whether a member's change concerns every
+// workload.
+type memberHealth struct{ ready, connected bool }
+
+// clusterChanged maps a change of a member to the workloads it concerns.
+// The first word of a member, and a change of its readiness, concern every
+// workload (failover, members coming back, the first connection). A change
+// of its capacity alone concerns only the workloads that wait for room:
+// not fully placed, or with replicas Pending. Placed workloads look again
+// at their resync; re-reconciling all of them at every change of any
+// member's pods kept thousands of settled workloads in the queue ahead of
+// new ones.
+func (r *Reconciler) clusterChanged(ctx context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetName()
+	_, connected := r.Inventory.Member(name)
+	now := memberHealth{ready: r.Inventory.Readiness()[name], connected: connected}
+	r.mu.Lock()
+	last, seen := r.health[name]
+	r.health[name] = now
+	r.mu.Unlock()
+	if !seen || last != now {
+		return r.all(ctx, obj)
+	}
+	return r.matching(ctx, waitsForRoom)
+}
+
+// waitsForRoom reports whether a workload may gain from a member's freed
+// room: its status is not of its spec yet, or some replicas have no
+// cluster, or some are Pending in a member.
+func waitsForRoom(d *multiclusterv1alpha1.MultiClusterDeployment) bool {
+	return d.Status.ObservedGeneration != d.Generation ||
+		d.Status.UnplacedReplicas > 0 ||
+		!meta.IsStatusConditionTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionPlaced) ||
+		meta.IsStatusConditionTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionReplicasPending)
+}
+
+// matching returns a request for every MultiClusterDeployment keep holds
+// for.
+func (r *Reconciler) matching(ctx context.Context, keep func(*multiclusterv1alpha1.MultiClusterDeployment) bool) []reconcile.Request {
 	var list multiclusterv1alpha1.MultiClusterDeploymentList
-	if err := r.Client.List(ctx, &list); err != nil {
+	// The cache's objects are shared, not copies: only read them.
+	if err := r.Client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "Failed to list MultiClusterDeployments after a cluster change")
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
-	for _, d := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&d)})
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if keep(&list.Items[i]) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
 	}
 	return reqs
 }
@@ -153,6 +212,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := mcd.DeepCopy()
 	defer func() {
+		// A settled workload's pass changes nothing: skip the write, which
+		// at thousands of workloads would be most of the API server's load.
+		if equality.Semantic.DeepEqual(before.Status, mcd.Status) {
+			return
+		}
 		if err := r.Client.Status().Patch(ctx, mcd, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
 			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of MultiClusterDeployment %s: %w", req, err))
 		}

@@ -26,10 +26,14 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	for name, m := range members {
 		in.Members[name] = m.Member
 	}
-	decide.ObserveMembers(r.Assumptions, w, in.Members)
-	in.Snapshot = r.Inventory.SnapshotFor(r.traffic(ctx, mcd), r.Assumptions)
-	withCarbon(in.Snapshot, r.Carbon, in.Now)
+	traffic := r.traffic(ctx, mcd)
 	mcr := r.rescheduler(ctx)
+	// From the snapshot to the assumption the decision takes its turn: two
+	// decisions on one snapshot would both take the same free room.
+	r.placing.Lock()
+	decide.ObserveMembers(r.Assumptions, w, in.Members)
+	in.Snapshot = r.Inventory.SnapshotFor(traffic, r.Assumptions)
+	withCarbon(in.Snapshot, r.Carbon, in.Now)
 	if mcr != nil {
 		r.mu.Lock()
 		in.PullBack = &decide.PullBack{Interval: pullBackInterval(mcr), Last: r.lastPullBack[w.Key]}
@@ -38,6 +42,10 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	start := time.Now()
 	p, err := decide.Deployment(ctx, r.Framework, in)
 	decisionSeconds.WithLabelValues(string(w.Policy)).Observe(time.Since(start).Seconds())
+	if err == nil {
+		p.Assume(r.Assumptions)
+	}
+	r.placing.Unlock()
 	if err != nil {
 		outcome := outcomeError
 		if decide.InvalidSpec(err) {
@@ -65,7 +73,6 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		r.recordPullBack(ctx, mcr, p.MovedBack)
 		movedBack.WithLabelValues(mcd.Namespace, mcd.Name).Add(float64(p.MovedBack))
 	}
-	p.Assume(r.Assumptions)
 	return p, nil
 }
 
