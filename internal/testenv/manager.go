@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/client-go/rest"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -30,8 +32,21 @@ func (m *Manager) Stop() {
 // tests of one process.
 func (e *Env) StartManager(t testing.TB, setup func(ctrl.Manager) error) *Manager {
 	t.Helper()
+	return startManager(t, e.Management.Config, setup)
+}
+
+// StartManagerAs is StartManager with only the rights `make manifests`
+// generated for component (see Cluster.ComponentConfig), so that its tests
+// fail when the component uses an API its RBAC markers do not name.
+func (e *Env) StartManagerAs(t testing.TB, component string, setup func(ctrl.Manager) error) *Manager {
+	t.Helper()
+	return startManager(t, e.Management.ComponentConfig(t, component), setup)
+}
+
+func startManager(t testing.TB, cfg *rest.Config, setup func(ctrl.Manager) error) *Manager {
+	t.Helper()
 	skip := true
-	mgr, err := ctrl.NewManager(e.Management.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

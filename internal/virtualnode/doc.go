@@ -85,3 +85,15 @@
 // Setup may be called once per provider on the same consumer manager;
 // IndexPods must run before that manager starts when Setup runs after.
 package virtualnode
+
+// The consumer's rights of the virtual nodes (the agent's role; what is
+// written in a provider goes through the peer's own credentials):
+//
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=sharing.meridian.dev,resources=advertisements/status,verbs=patch

@@ -117,7 +117,7 @@ func (h *harness) startAgent(tb testing.TB) *agent {
 			tb.Errorf("provider manager stopped with error: %v", err)
 		}
 	})
-	a.consumer = h.env.StartManager(tb, func(mgr ctrl.Manager) error {
+	a.consumer = h.env.StartManagerAs(tb, "agent", func(mgr ctrl.Manager) error {
 		return virtualnode.Setup(mgr, pm, h.opts)
 	})
 	tb.Cleanup(a.Stop)

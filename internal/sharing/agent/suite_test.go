@@ -101,7 +101,9 @@ func node(t *testing.T, c *testenv.Cluster, name, cpu, mem string) {
 func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID, with ...func(*agent.Options)) (stop func()) {
 	t.Helper()
 	skip := true
-	mgr, err := ctrl.NewManager(c.Config, ctrl.Options{
+	// The agent runs with the rights its markers generate, as the chart
+	// grants them, so a use its markers miss fails here.
+	mgr, err := ctrl.NewManager(c.ComponentConfig(t, "agent"), ctrl.Options{
 		Scheme: testenv.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: &skip},
 	})
