@@ -1,18 +1,31 @@
 package charts_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/cli"
 	"github.com/meridian-dev/meridian/internal/testbed"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
@@ -62,7 +75,48 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 		t.Error("helm upgrade replaced the webhook's CA")
 	}
 
-	install(t, tb.Members()[0], "meridian-agent", "--set", "controller.enabled=false,agent.enabled=true")
+	// The controller does its job with the rights the chart gave it.
+	member := tb.Members()[0]
+	log, stopController := runAs(t, tb.Management(), "meridian-controller", "controller", "--namespace", "meridian-system")
+	holds(t, mgmt, "meridian-controller", log)
+	memberClient, err := member.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcd := &multiclusterv1alpha1.MultiClusterDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "rights", Namespace: "default"},
+		Spec: multiclusterv1alpha1.MultiClusterDeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "rights"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "rights"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}},
+			},
+		},
+	}
+	if err := mgmt.Create(t.Context(), mcd); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, "the controller, with the chart's rights, places a MultiClusterDeployment", func() string {
+		var d appsv1.Deployment
+		if err := memberClient.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "rights"}, &d); err != nil {
+			return fmt.Sprintf("member Deployment: %v; controller log: %s", err, log.tail())
+		}
+		return ""
+	})
+	log.noneForbidden(t)
+
+	install(t, member, "meridian-agent", "--set", "controller.enabled=false,agent.enabled=true")
+	agentLog, stopAgent := runAs(t, member, "meridian-agent-agent", "agent", "--namespace", "meridian-system", "--cluster-id", member.Name)
+	holds(t, memberClient, "meridian-agent."+member.Name, agentLog)
+	// The agent watches nodes, pods, peers and advertisements from the
+	// start; a right it lacks shows within a few list attempts.
+	time.Sleep(10 * time.Second)
+	agentLog.noneForbidden(t)
+	// Both stop before their rights are uninstalled.
+	stopController()
+	stopAgent()
 
 	for _, c := range []*testbed.Cluster{tb.Management(), tb.Members()[0]} {
 		release := map[bool]string{true: "meridian", false: "meridian-agent"}[c.Role == testbed.RoleManagement]
@@ -87,6 +141,95 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 			return ""
 		})
 	}
+}
+
+// logBuffer is a component's log, written by its manager's goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tail is the log's last lines, for a failure message.
+func (b *logBuffer) tail() string {
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	return strings.Join(lines[max(0, len(lines)-10):], "\n")
+}
+
+// noneForbidden fails t for every line of the log where the API server
+// refused the component a right.
+func (b *logBuffer) noneForbidden(t *testing.T) {
+	t.Helper()
+	for line := range strings.SplitSeq(b.String(), "\n") {
+		if strings.Contains(line, "forbidden") {
+			t.Errorf("the chart's role lacks a right: %s", line)
+		}
+	}
+}
+
+// runAs runs `meridian ARGS` against c as the chart's service account
+// account in meridian-system (the administrator's kubeconfig impersonating
+// it, so that only the rights the chart bound apply), with leader election,
+// until stop is called or t ends; it returns the component's log.
+func runAs(t *testing.T, c *testbed.Cluster, account string, args ...string) (log *logBuffer, stop func()) {
+	t.Helper()
+	cfg, err := clientcmd.Load(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range cfg.AuthInfos {
+		u.Impersonate = "system:serviceaccount:meridian-system:" + account
+	}
+	path := filepath.Join(t.TempDir(), account+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	log = &logBuffer{}
+	cmd := cli.NewRootCommand()
+	cmd.SetArgs(append(args, "--kubeconfig", path, "--leader-elect=true", "--metrics-bind-address=0", "--health-probe-bind-address=0"))
+	cmd.SetOut(log)
+	cmd.SetErr(log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := cmd.ExecuteContext(ctx); err != nil && ctx.Err() == nil {
+			t.Errorf("meridian %s as %s stopped: %v", args[0], account, err)
+		}
+	}()
+	stop = func() {
+		cancel()
+		<-done
+	}
+	t.Cleanup(stop)
+	return log, stop
+}
+
+// holds waits until the Lease name in meridian-system has a holder: the
+// component elected itself with the chart's namespaced role.
+func holds(t *testing.T, c client.Client, name string, log *logBuffer) {
+	t.Helper()
+	testenv.Eventually(t, time.Minute, "lease "+name+" held", func() string {
+		var l coordinationv1.Lease
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "meridian-system", Name: name}, &l); err != nil {
+			return fmt.Sprintf("%v; log: %s", err, log.tail())
+		}
+		if ptr.Deref(l.Spec.HolderIdentity, "") == "" {
+			return "no holder"
+		}
+		return ""
+	})
 }
 
 // install installs the chart as release into c's namespace meridian-system

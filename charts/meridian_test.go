@@ -117,7 +117,7 @@ func TestMeridianChartRendersTheController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1, "Deployment": 1, "Service": 2, "Secret": 1, "MutatingWebhookConfiguration": 1}
+	want := map[string]int{"ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 2, "Secret": 1, "MutatingWebhookConfiguration": 1}
 	if got := kinds(objs); !equalCounts(got, want) {
 		t.Errorf("rendered kinds = %v, want %v", got, want)
 	}
@@ -192,7 +192,7 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 	}{{
 		name: "agent and advisor beside the controller",
 		args: []string{"--set", "agent.enabled=true,advisor.enabled=true,metrics.serviceMonitor.enabled=true"},
-		want: map[string][]string{"-controller": {"controller"}, "-agent": {"agent", "--leader-elect=false"}, "-advisor": {"advisor", "serve", "--data-dir=/var/lib/meridian/advisor"}},
+		want: map[string][]string{"-controller": {"controller"}, "-agent": {"agent", "--namespace=meridian-system", "--leader-elect=false"}, "-advisor": {"advisor", "serve", "--data-dir=/var/lib/meridian/advisor"}},
 		check: func(t *testing.T, objs []*unstructured.Unstructured) {
 			if n := kinds(objs)["ServiceMonitor"]; n != 2 {
 				t.Errorf("%d ServiceMonitors, want 2 (controller, agent)", n)

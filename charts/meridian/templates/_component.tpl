@@ -6,6 +6,45 @@ written by make manifests), its binding and a Deployment running
 `meridian <component>`.
 Call: include "meridian.agentLike" (dict "root" . "component" "agent" "values" .Values.agent)
 */}}
+{{/*
+meridian.leaderElection renders a Role and its binding in the release's
+namespace with the rights of leader election (its Lease and the events that
+announce the leader): the components hold no cluster-wide right on Leases
+for it.
+Call: include "meridian.leaderElection" (dict "root" . "component" "controller")
+*/}}
+{{- define "meridian.leaderElection" -}}
+{{- $name := printf "%s-leader-election" (include "meridian.component" .) }}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+rules:
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, create, update]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "meridian.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $name }}
+subjects:
+- kind: ServiceAccount
+  name: {{ include "meridian.component" . }}
+  namespace: {{ .root.Release.Namespace }}
+{{- end -}}
+
 {{- define "meridian.agentLike" -}}
 {{- $name := include "meridian.component" . }}
 {{- $rules := .root.Files.Get (printf "files/rbac/%s.yaml" .component) }}
@@ -40,6 +79,8 @@ subjects:
   name: {{ $name }}
   namespace: {{ .root.Release.Namespace }}
 ---
+{{ include "meridian.leaderElection" . }}
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -61,6 +102,9 @@ spec:
         imagePullPolicy: {{ .root.Values.image.pullPolicy }}
         args:
         - {{ .component }}
+        {{- if eq .component "agent" }}
+        - --namespace={{ .root.Release.Namespace }}
+        {{- end }}
         - --leader-elect={{ gt (int .values.replicas) 1 }}
         - --metrics-bind-address=:{{ .root.Values.metrics.port }}
         - --health-probe-bind-address=:8081
