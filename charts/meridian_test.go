@@ -205,7 +205,7 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 	}, {
 		name: "broker",
 		args: []string{"--set", "broker.enabled=true,broker.brokerID=hub"},
-		want: map[string][]string{"-controller": {"controller"}, "-broker": {"broker", "--broker-id=hub", "--leader-elect=false"}},
+		want: map[string][]string{"-controller": {"controller"}, "-broker": {"broker", "--broker-id=hub", "--namespace=meridian-system", "--leader-elect=false"}},
 	}, {
 		name: "Grafana dashboards for the sidecar",
 		args: []string{"--set", "grafana.dashboards.enabled=true"},

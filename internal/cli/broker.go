@@ -24,6 +24,8 @@ import (
 type brokerFlags struct {
 	managerFlags
 	opts broker.Options
+	// namespace holds the leader-election Lease.
+	namespace string
 }
 
 func newBrokerCommand() *cobra.Command {
@@ -47,6 +49,7 @@ See docs/broker.md.`,
 	fl := cmd.Flags()
 	f.managerFlags.add(fl, "the broker's API server")
 	f.opts.AddFlags(fl)
+	fl.StringVar(&f.namespace, "namespace", "meridian-system", "namespace of the leader-election lease")
 	cmd.AddCommand(newBrokerOnboardCommand(), newBrokerGrantCommand(), newBrokerRegisterCommand(), newBrokerQueryCommand())
 	return cmd
 }
@@ -76,7 +79,7 @@ func runBroker(cmd *cobra.Command, f *brokerFlags) error {
 		HealthProbeBindAddress:  f.probeAddr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "meridian-broker." + string(f.opts.BrokerID),
-		LeaderElectionNamespace: "kube-system",
+		LeaderElectionNamespace: f.namespace,
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the manager: %w", err)

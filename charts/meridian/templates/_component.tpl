@@ -102,9 +102,7 @@ spec:
         imagePullPolicy: {{ .root.Values.image.pullPolicy }}
         args:
         - {{ .component }}
-        {{- if eq .component "agent" }}
         - --namespace={{ .root.Release.Namespace }}
-        {{- end }}
         - --leader-elect={{ gt (int .values.replicas) 1 }}
         - --metrics-bind-address=:{{ .root.Values.metrics.port }}
         - --health-probe-bind-address=:8081

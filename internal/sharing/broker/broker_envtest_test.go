@@ -92,7 +92,7 @@ func TestBroker(t *testing.T) {
 
 	opts := broker.Options{BrokerID: "broker", ConfirmTimeout: 20 * time.Second}
 	start := func() *testenv.Manager {
-		return env.StartManager(t, func(mgr ctrl.Manager) error { return broker.Setup(mgr, opts, nil) })
+		return env.StartManagerAs(t, "broker", func(mgr ctrl.Manager) error { return broker.Setup(mgr, opts, nil) })
 	}
 	mgr := start()
 	began := time.Now()

@@ -9,9 +9,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/sharing/agent"
 )
 
-// The broker elects a leader (meridian broker --leader-elect) with a Lease.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
-
 // Setup registers the broker's controllers with mgr, a manager of the
 // broker's own API server: registrations, the advertisement table,
 // capacity queries and auctions. clk may be nil for the real clock.

@@ -96,7 +96,7 @@ func node(t *testing.T, c *testenv.Cluster, name, cpu, mem string) {
 func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID, with func(*agent.Options)) {
 	t.Helper()
 	skip := true
-	mgr, err := ctrl.NewManager(c.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(c.ComponentConfig(t, "agent"), ctrl.Options{
 		Scheme: testenv.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: &skip},
 	})
