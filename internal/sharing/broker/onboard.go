@@ -53,7 +53,7 @@ func (g Grant) serviceAccount() string {
 // register (its Peer and credentials Secret), publish Advertisements,
 // answer with Offers, hand Quotes to the broker and ask CapacityQueries.
 var memberRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{sharingv1alpha1.GroupVersion.Group}, Resources: []string{"peers", "advertisements", "offers"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
+	{APIGroups: []string{sharingv1alpha1.GroupVersion.Group}, Resources: []string{"peers", "advertisements", "offers", "releases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
 	{APIGroups: []string{sharingv1alpha1.GroupVersion.Group}, Resources: []string{"quotes", "capacityqueries"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create", "update", "patch"}},
 }

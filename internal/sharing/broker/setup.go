@@ -11,7 +11,8 @@ import (
 
 // Setup registers the broker's controllers with mgr, a manager of the
 // broker's own API server: registrations, the advertisement table,
-// capacity queries and auctions. clk may be nil for the real clock.
+// capacity queries, auctions and
+// the releases of what they won. clk may be nil for the real clock.
 func Setup(mgr ctrl.Manager, opts Options, clk clock.PassiveClock) error {
 	opts.Default()
 	if err := opts.Validate(); err != nil {
@@ -29,6 +30,7 @@ func Setup(mgr ctrl.Manager, opts Options, clk clock.PassiveClock) error {
 		{"advertisement table", (&table{b}).setup},
 		{"capacity query", (&queries{b}).setup},
 		{"auction", (&auctions{b}).setup},
+		{"release", (&releases{b}).setup},
 	}
 	for _, s := range setups {
 		if err := s.setup(mgr); err != nil {
