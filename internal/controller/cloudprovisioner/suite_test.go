@@ -202,7 +202,7 @@ func setup(t *testing.T) *harness {
 // startManager starts every management-plane controller, as `meridian
 // controller` does, with short periods.
 func (h *harness) startManager(t *testing.T) {
-	h.mgr = h.env.StartManager(t, func(mgr ctrl.Manager) error {
+	h.mgr = h.env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{
 			Namespace:         "meridian-system",
 			HeartbeatInterval: 500 * time.Millisecond, HeartbeatTimeout: time.Second,

@@ -40,7 +40,7 @@ func setup(t *testing.T) *testenv.Env {
 // startController starts a manager with the CloudVM controller alone.
 func startController(t *testing.T, env *testenv.Env) *testenv.Manager {
 	t.Helper()
-	return env.StartManager(t, func(mgr ctrl.Manager) error {
+	return env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		return (&cloudvm.Reconciler{
 			Client:      mgr.GetClient(),
 			Recorder:    mgr.GetEventRecorder("meridian-cloudvm"),
@@ -57,7 +57,7 @@ func startController(t *testing.T, env *testenv.Env) *testenv.Manager {
 // `meridian controller` registers them.
 func startAll(t *testing.T, env *testenv.Env) *testenv.Manager {
 	t.Helper()
-	return env.StartManager(t, func(mgr ctrl.Manager) error {
+	return env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{CloudVMStartSlack: timing.StartSlack, CloudVMPoll: timing.Poll})
 		return err
 	})

@@ -21,7 +21,7 @@ func start(t *testing.T, members int) (*testenv.Env, *inventory.Inventory) {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Members: members})
 	inv := inventory.New(inventory.Options{ChangeInterval: 100 * time.Millisecond})
-	env.StartManager(t, func(mgr ctrl.Manager) error {
+	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		if err := mgr.Add(inv); err != nil {
 			return err
 		}

@@ -116,7 +116,7 @@ func (h *harness) startManager(t *testing.T) *testenv.Manager {
 		t.Fatal(err)
 	}
 	inv := inventory.New(inventory.Options{ChangeInterval: 100 * time.Millisecond})
-	mgr := h.env.StartManager(t, func(mgr ctrl.Manager) error {
+	mgr := h.env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		if err := mgr.Add(inv); err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ func TestScalesOnMemberMetricsAndWaitsWhenTheyAreMissing(t *testing.T) {
 	if err := mgmt.Create(t.Context(), cl); err != nil {
 		t.Fatal(err)
 	}
-	env.StartManager(t, func(mgr ctrl.Manager) error {
+	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond, AutoscaleInterval: 300 * time.Millisecond})
 		return err
 	})

@@ -101,7 +101,7 @@ func TestOptimizerFreezeHoldsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := func() *testenv.Manager {
-		return env.StartManager(t, func(mgr ctrl.Manager) error {
+		return env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 			_, err := controller.Setup(mgr, controller.Options{AutoscaleInterval: time.Second})
 			return err
 		})

@@ -70,7 +70,7 @@ func TestOptimizerModeScalesByTheAdviceOnceInProduction(t *testing.T) {
 	prometheus := testenv.StartPrometheus(t, exporter.URL+"/metrics")
 
 	start := func() *testenv.Manager {
-		return env.StartManager(t, func(mgr ctrl.Manager) error {
+		return env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 			_, err := controller.Setup(mgr, controller.Options{AutoscaleInterval: 2 * time.Second})
 			return err
 		})

@@ -59,7 +59,7 @@ func setupWith(t *testing.T, opts controller.Options) (client.Client, map[string
 			t.Fatal(err)
 		}
 	}
-	env.StartManager(t, func(mgr ctrl.Manager) error {
+	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		opts.HeartbeatInterval, opts.PendingGrace = 500*time.Millisecond, time.Second
 		_, err := controller.Setup(mgr, opts)
 		return err

@@ -46,7 +46,7 @@ func setup(t *testing.T, members int, withMCS ...string) (*testenv.Env, map[stri
 	for _, name := range withMCS {
 		installServiceExportCRD(t, clients[name])
 	}
-	env.StartManager(t, func(mgr ctrl.Manager) error {
+	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond, OrphanSweepInterval: 500 * time.Millisecond})
 		return err
 	})
