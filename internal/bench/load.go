@@ -49,6 +49,9 @@ type LoadOptions struct {
 	// Cleanup deletes the MultiClusterDeployments at the end, and waits
 	// until the controller has removed them, for a testbed that stays up.
 	Cleanup bool
+	// Report, when set, receives the result before the cleanup, which can
+	// take long.
+	Report func(*LoadResult) error
 }
 
 func (o *LoadOptions) validate() error {
@@ -156,6 +159,11 @@ func Load(ctx context.Context, o LoadOptions) (*LoadResult, error) {
 		fmt.Fprintf(o.Progress, "load: restart over %d placed MultiClusterDeployments\n", o.ColdStart)
 		if res.Restart, err = l.restart(ctx, o.ColdStart); err != nil {
 			return res, fmt.Errorf("restart: %w", err)
+		}
+	}
+	if o.Report != nil {
+		if err := o.Report(res); err != nil {
+			return res, err
 		}
 	}
 	if o.Cleanup {

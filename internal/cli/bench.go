@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -234,14 +235,17 @@ Exits non-zero when a member is over-committed.`,
 			if err != nil {
 				return err
 			}
-			res, err := bench.Load(ctx, bench.LoadOptions{
+			var tableErr error
+			_, err = bench.Load(ctx, bench.LoadOptions{
 				Testbed: tb, Binary: binary, Burst: burst, ColdStart: coldStart, Fill: fill,
 				Timeout: timeout, LogDir: logDir, Progress: cmd.ErrOrStderr(), Cleanup: dir != "",
+				// The table comes before the cleanup, which takes long.
+				Report: func(res *bench.LoadResult) error {
+					tableErr = bench.LoadTable(cmd.OutOrStdout(), res)
+					return nil
+				},
 			})
-			if err != nil {
-				return err
-			}
-			return bench.LoadTable(cmd.OutOrStdout(), res)
+			return errors.Join(tableErr, err)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "testbed", "", "folder of a running testbed to use (default: start one of --profile and stop it afterwards)")
