@@ -254,6 +254,18 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 		args:   []string{"--set", "webhook.certManager.enabled=true,webhook.certManager.issuerRef.name=corp,webhook.certManager.issuerRef.kind=ClusterIssuer"},
 		want:   map[string][]string{"-controller": {"controller"}},
 		absent: []string{"Secret", "Issuer"},
+	}, {
+		name: "outside services' credentials from a Secret",
+		args: []string{"--set", "controller.envFrom[0].secretRef.name=carbon-credentials"},
+		want: map[string][]string{"-controller": {"controller"}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			d := find(t, objs, "Deployment", "-controller")
+			containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+			from, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "envFrom")
+			if len(from) != 1 || fmt.Sprint(from[0]) != "map[secretRef:map[name:carbon-credentials]]" {
+				t.Errorf("controller envFrom = %v, want the Secret carbon-credentials", from)
+			}
+		},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,6 +308,8 @@ func TestMeridianChartRefusesBadValues(t *testing.T) {
 		"webhook.certManager.issuerRef.kind=X": "/webhook/certManager/issuerRef/kind",
 		"broker.enabled=true":                  "broker.brokerID",
 		"broker.brokerID=Not_A_Label":          "/broker/brokerID",
+		// Credentials by Secret reference only.
+		"controller.envFrom[0].configMapRef.name=carbon": "/controller/envFrom/0",
 	}
 	for set, field := range cases {
 		_, err := render(t, "--set", set)
