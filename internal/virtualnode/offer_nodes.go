@@ -104,8 +104,10 @@ func PlanOfferNodes(w Won, existing []corev1.Node, now time.Time, opts Options) 
 // there through it); and the provider's answer is Confirmed once the Quote
 // is Answered True for provider, because the broker answers only after the
 // winner confirmed and this consumer may not read the acknowledgement the
-// broker wrote into the provider. No Release is written for a brokered
-// offer, so its nodes go when its expiresAt passes. w is returned as it
+// broker wrote into the provider. A Release of a brokered offer is written
+// at the broker, which forwards it and then moves the handed-over copy's
+// expiresAt to the release time, so its nodes go by the expiry rule, at
+// once after a release or when the reservation expires. w is returned as it
 // is (no nodes) when any of these is missing or names another provider.
 func Brokered(w Won, handed *sharingv1alpha1.Offer, peers []sharingv1alpha1.Peer, provider sharingv1alpha1.ClusterID) Won {
 	q := w.Quote

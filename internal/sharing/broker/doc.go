@@ -49,7 +49,18 @@
 // the provider's namespace it may not), then the Quote's status at the
 // broker carries the result, which the consumer's agent copies; a consumer
 // that also peers directly with the winner makes the auction's virtual
-// nodes from the handed-over offer (virtualnode.Brokered). Every step is a create that tolerates AlreadyExists or a
-// decision read back from what was recorded, so a broker killed at any
-// point and restarted sends nothing twice and forgets nothing.
+// nodes from the handed-over offer (virtualnode.Brokered).
+//
+// Releases. The consumer frees a won offer before its expiry by writing a
+// Release of the handed-over copy into its namespace at the broker (it may
+// not write into the provider). routeRelease (pure) finds the provider's
+// offer from the copy's annotation; the release reconciler forwards the
+// Release into the provider's namespace for the broker, from the broker
+// (its Reservation's consumer), waits for the provider's answer, ends the
+// copy at the release time (so the consumer's virtual nodes go) and
+// reports the answer in the consumer's Release.
+//
+// Every step is a create that tolerates AlreadyExists or a decision read
+// back from what was recorded, so a broker killed at any point and
+// restarted sends nothing twice and forgets nothing.
 package broker
