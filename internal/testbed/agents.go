@@ -10,6 +10,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // AgentComponent is the sharing agent of a member of a sharing testbed,
@@ -48,15 +50,20 @@ func meridianBinary(binary string) (string, error) {
 }
 
 // startAgent starts `meridian agent` for cluster c with binary (the
-// running executable when empty), as its administrator, in
-// SharingNamespace, without leader election (one replica).
-func startAgent(l layout, c *Cluster, binary string, extra []string) error {
+// running executable when empty), as the service account meridian-agent
+// bound to the agent's generated ClusterRole, in SharingNamespace, without
+// leader election (one replica).
+func startAgent(ctx context.Context, l layout, c *Cluster, cl client.Client, binary string, extra []string) error {
 	binary, err := meridianBinary(binary)
 	if err != nil {
 		return err
 	}
+	identity, err := componentIdentity(ctx, c, cl, "agent")
+	if err != nil {
+		return err
+	}
 	kubeconfig := l.componentKubeconfig(c.Name, AgentComponent)
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig, 0o600); err != nil {
+	if err := os.WriteFile(kubeconfig, identity, 0o600); err != nil {
 		return fmt.Errorf("failed to write the agent kubeconfig of cluster %q: %w", c.Name, err)
 	}
 	args := append([]string{"agent",

@@ -60,9 +60,6 @@ const (
 	// writes into (Quotes, Acknowledgements, Releases) as the service
 	// account "broker" (meridian broker grant).
 	BrokerNamespace = "from-broker"
-	// brokerServiceAccount is the broker's own identity in the cluster
-	// that holds its state, in SharingNamespace.
-	brokerServiceAccount = "meridian-broker"
 	// StepBroker: the broker runs and the members are registered.
 	StepBroker = "broker"
 )
@@ -167,7 +164,7 @@ func startBroker(ctx context.Context, l layout, tb *Testbed, profile *Profile, b
 	if _, err := installCRDs(ctx, cl); err != nil {
 		return "", fmt.Errorf("cluster %q: %w", home.Name, err)
 	}
-	kubeconfig, err := brokerIdentity(ctx, home, cl)
+	kubeconfig, err := componentIdentity(ctx, home, cl, "broker")
 	if err != nil {
 		return "", fmt.Errorf("cluster %q: %w", home.Name, err)
 	}
@@ -213,22 +210,26 @@ func startBroker(ctx context.Context, l layout, tb *Testbed, profile *Profile, b
 	return fmt.Sprintf("broker %q in %s; members %s", b.id(), home.Name, strings.Join(parts, ", ")), nil
 }
 
-// brokerIdentity makes the broker's service account in the cluster that
-// holds its state, binds it to the broker's generated ClusterRole, and
-// returns a kubeconfig with its token.
-func brokerIdentity(ctx context.Context, c *Cluster, cl client.Client) ([]byte, error) {
-	data, err := config.RBAC.ReadFile("rbac/broker/role.yaml")
+// componentIdentity makes the service account meridian-COMPONENT
+// (broker or agent) in
+// SharingNamespace of the cluster c, binds it to the component's generated
+// ClusterRole (the rights its RBAC markers name, as the Helm chart grants
+// them), and returns a kubeconfig with its token: the broker and the agents
+// of a testbed run with no right more than in production.
+func componentIdentity(ctx context.Context, c *Cluster, cl client.Client, component string) ([]byte, error) {
+	data, err := config.RBAC.ReadFile("rbac/" + component + "/role.yaml")
 	if err != nil {
-		return nil, fmt.Errorf("failed to read the broker's embedded ClusterRole: %w", err)
+		return nil, fmt.Errorf("failed to read the %s's embedded ClusterRole: %w", component, err)
 	}
 	generated := &rbacv1.ClusterRole{}
 	if err := yaml.Unmarshal(data, generated); err != nil {
-		return nil, fmt.Errorf("failed to decode the broker's embedded ClusterRole: %w", err)
+		return nil, fmt.Errorf("failed to decode the %s's embedded ClusterRole: %w", component, err)
 	}
 	if err := ensureNamespace(ctx, cl, SharingNamespace); err != nil {
 		return nil, err
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: SharingNamespace, Name: brokerServiceAccount}}
+	account := "meridian-" + component
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: SharingNamespace, Name: account}}
 	if err := upsert(ctx, cl, sa, func() {}); err != nil {
 		return nil, err
 	}
@@ -239,22 +240,22 @@ func brokerIdentity(ctx context.Context, c *Cluster, cl client.Client) ([]byte, 
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: generated.Name}}
 	if err := upsert(ctx, cl, binding, func() {
 		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: generated.Name}
-		binding.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: SharingNamespace, Name: brokerServiceAccount}}
+		binding.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: SharingNamespace, Name: account}}
 	}); err != nil {
 		return nil, err
 	}
-	token, err := serviceAccountToken(ctx, cl, SharingNamespace, brokerServiceAccount)
+	token, err := serviceAccountToken(ctx, cl, SharingNamespace, account)
 	if err != nil {
 		return nil, err
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[c.Name] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.Config.CAData}
-	cfg.AuthInfos[brokerServiceAccount] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts[brokerServiceAccount] = &clientcmdapi.Context{Cluster: c.Name, AuthInfo: brokerServiceAccount}
-	cfg.CurrentContext = brokerServiceAccount
+	cfg.AuthInfos[account] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[account] = &clientcmdapi.Context{Cluster: c.Name, AuthInfo: account}
+	cfg.CurrentContext = account
 	out, err := clientcmd.Write(*cfg)
 	if err != nil {
-		return nil, fmt.Errorf("failed to encode the broker's kubeconfig: %w", err)
+		return nil, fmt.Errorf("failed to encode the %s's kubeconfig: %w", component, err)
 	}
 	return out, nil
 }

@@ -151,7 +151,7 @@ func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, 
 		progress.report(sp.Broker.cluster(), StepBroker, began, detail)
 	}
 	for _, name := range sp.agentsOf() {
-		if err := startAgent(l, tb.Cluster(name), binary, sp.AgentArgs); err != nil {
+		if err := startAgent(ctx, l, tb.Cluster(name), clients[name], binary, sp.AgentArgs); err != nil {
 			return err
 		}
 	}
