@@ -13,7 +13,7 @@ d=json.load(sys.stdin)['scenarios'][0]
 p={x['policy']:x for x in d['policies']}
 m,r=p['mck8s'],p['meridian']
 ok = r['maxPendingFraction']<=0.01 and r['cloudCPUHours']<=m['cloudCPUHours']+1e-9
-print('%-10s %d  mck8s %5.1f%% %6.2f | meridian %5.1f%% %6.2f  diff %+6.2f %s'%('$1',$2,100*m['maxPendingFraction'],m['cloudCPUHours'],100*r['maxPendingFraction'],r['cloudCPUHours'],r['cloudCPUHours']-m['cloudCPUHours'],'OK' if ok else ''))
+print('%-10s %d  mck8s %5.2f%% %6.2f | meridian %5.2f%% %6.2f  diff %+6.2f %s'%('$1',$2,100*m['maxPendingFraction'],m['cloudCPUHours'],100*r['maxPendingFraction'],r['cloudCPUHours'],r['cloudCPUHours']-m['cloudCPUHours'],'OK' if ok else ''))
 "
 }
 export -f run; export BIN DIR
