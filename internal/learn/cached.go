@@ -347,19 +347,24 @@ func (s *CachedScorer) layer(li, ch, lo, hi int) {
 	w := s.phase.widest
 	sum := s.part[ch*w : ch*w+out]
 	clear(sum)
-	c := s.c[li][:out]
 	act := s.act[lo*out : hi*out]
-	for i := range hi - lo {
-		z := in[(lo+i)*out : (lo+i)*out+out]
+	reluTimesLambdaRows(in[lo*out:hi*out], s.c[li][:out], sum, act, next.Lambda, s.pre[li+1][lo*next.Out:hi*next.Out])
+}
+
+// reluTimesLambdaRowsGo is reluTimesLambdaRows in Go.
+func reluTimesLambdaRowsGo(pre, c, sum, act, lambda, z []float64) {
+	out := len(c)
+	sum = sum[:out]
+	for i := range len(pre) / out {
+		p := pre[i*out : i*out+out]
 		h := act[i*out : i*out+out]
-		z, sum := z[:len(c)], sum[:len(c)]
 		for j, cj := range c {
-			v := max(z[j]+cj, 0)
+			v := max(p[j]+cj, 0)
 			h[j] = v
 			sum[j] += v
 		}
 	}
-	timesLambdaRows(act, out, next.Lambda, s.pre[li+1][lo*next.Out:hi*next.Out])
+	timesLambdaRows(act, out, lambda, z)
 }
 
 // useFMA is whether timesLambdaRows may use the processor's fused

@@ -190,6 +190,50 @@ func TestTimesLambdaRows(t *testing.T) {
 	}
 }
 
+// TestReluTimesLambdaRows checks a hidden layer's pass (ReLU, sums, the
+// product with the next layer's Λ) with the processor's AVX and FMA
+// against the Go loop: the same activations and sums bit for bit, the
+// same products up to rounding.
+func TestReluTimesLambdaRows(t *testing.T) {
+	if !hasFMA {
+		t.Skip("no AVX and FMA on this processor")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct{ rows, in, out int }{
+		{1, 4, 8}, {3, 12, 8}, {512, 12, 8}, {7, 16, 8}, {5, 8, 8}, {4, 12, 1}, {6, 5, 8}, {2, 12, 12},
+	} {
+		t.Run(fmt.Sprintf("%dx%d·%dx%d", tc.rows, tc.in, tc.in, tc.out), func(t *testing.T) {
+			pre, c, lambda := make([]float64, tc.rows*tc.in), make([]float64, tc.in), make([]float64, tc.in*tc.out)
+			for _, s := range [][]float64{pre, c, lambda} {
+				for i := range s {
+					s[i] = r.NormFloat64()
+				}
+			}
+			run := func(fma bool) (sum, act, z []float64) {
+				defer func(old bool) { useFMA = old }(useFMA)
+				useFMA = fma
+				sum, act, z = make([]float64, tc.in), make([]float64, tc.rows*tc.in), make([]float64, tc.rows*tc.out)
+				sum[0] = 1 // sums are added to
+				reluTimesLambdaRows(pre, c, sum, act, lambda, z)
+				return sum, act, z
+			}
+			wantSum, wantAct, wantZ := run(false)
+			gotSum, gotAct, gotZ := run(true)
+			if diff := cmp.Diff(wantSum, gotSum); diff != "" {
+				t.Errorf("sums (-Go +AVX):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantAct, gotAct); diff != "" {
+				t.Errorf("activations (-Go +AVX):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantZ, gotZ, cmp.Comparer(func(a, b float64) bool {
+				return math.Abs(a-b) <= 1e-12*(1+math.Abs(a))
+			})); diff != "" {
+				t.Errorf("products (-Go +AVX):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestCachedScorerIndependentOfWorkers checks that the Q-values are the
 // same, bit for bit, on one goroutine and on several.
 func TestCachedScorerIndependentOfWorkers(t *testing.T) {
