@@ -200,7 +200,7 @@ func TestReluTimesLambdaRows(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, tc := range []struct{ rows, in, out int }{
-		{1, 4, 8}, {3, 12, 8}, {512, 12, 8}, {7, 16, 8}, {5, 8, 8}, {4, 12, 1}, {6, 5, 8}, {2, 12, 12},
+		{1, 4, 8}, {3, 12, 8}, {512, 12, 8}, {7, 16, 8}, {5, 8, 8}, {4, 12, 1}, {512, 8, 1}, {3, 4, 1}, {6, 5, 8}, {2, 6, 1}, {2, 12, 12},
 	} {
 		t.Run(fmt.Sprintf("%dx%d·%dx%d", tc.rows, tc.in, tc.in, tc.out), func(t *testing.T) {
 			pre, c, lambda := make([]float64, tc.rows*tc.in), make([]float64, tc.in), make([]float64, tc.in*tc.out)

@@ -36,11 +36,14 @@ func timesLambdaRows(h []float64, in int, lambda []float64, z []float64) {
 //go:noescape
 func reluTimesLambda8FMA(pre, c, sum, act, lambda, z []float64)
 
+//go:noescape
+func reluDot4FMA(pre, c, sum, act, lambda, z []float64)
+
 // reluTimesLambdaRows sets, for every row r of pre (rows of len(c)
 // columns), act's row r = max(pre_r + c, 0), adds it into sum, and sets
 // z's row r = act_r·Λ where lambda is Λ (len(c)×out, row-major) and out is
-// len(z)/rows. Eight outputs from a multiple of four inputs use AVX and
-// FMA where the processor has them.
+// len(z)/rows. One or eight outputs from a multiple of four inputs use
+// AVX and FMA where the processor has them.
 func reluTimesLambdaRows(pre, c, sum, act, lambda, z []float64) {
 	in := len(c)
 	if in == 0 || len(pre) == 0 {
@@ -50,6 +53,11 @@ func reluTimesLambdaRows(pre, c, sum, act, lambda, z []float64) {
 	if useFMA && in%4 == 0 && len(z) == rows*8 && len(pre) == rows*in && len(act) == rows*in &&
 		len(sum) == in && len(lambda) >= in*8 {
 		reluTimesLambda8FMA(pre, c, sum, act, lambda, z)
+		return
+	}
+	if useFMA && in%4 == 0 && len(z) == rows && len(pre) == rows*in && len(act) == rows*in &&
+		len(sum) == in && len(lambda) >= in {
+		reluDot4FMA(pre, c, sum, act, lambda, z)
 		return
 	}
 	reluTimesLambdaRowsGo(pre, c, sum, act, lambda, z)

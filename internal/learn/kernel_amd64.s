@@ -127,3 +127,56 @@ rk:
 rdone:
 	VZEROUPPER
 	RET
+
+// func reluDot4FMA(pre, c, sum, act, lambda, z []float64)
+//
+// reluTimesLambda8FMA for one output: z[r] is the dot product of act's
+// row r with lambda[:in], summed four columns at a time with fused
+// multiply-adds and then across the four.
+TEXT ·reluDot4FMA(SB), NOSPLIT, $0-144
+	MOVQ pre_base+0(FP), SI
+	MOVQ c_base+24(FP), R10
+	MOVQ c_len+32(FP), BX
+	MOVQ sum_base+48(FP), R11
+	MOVQ act_base+72(FP), R12
+	MOVQ lambda_base+96(FP), R8
+	MOVQ z_base+120(FP), DX
+	MOVQ z_len+128(FP), R9
+	TESTQ R9, R9
+	JEQ ddone
+	MOVQ BX, R13
+	SHRQ $2, R13
+	TESTQ R13, R13
+	JEQ ddone
+	VXORPD Y3, Y3, Y3
+
+drow:
+	XORQ AX, AX
+	MOVQ R13, CX
+	VXORPD Y0, Y0, Y0
+
+dblk:
+	VMOVUPD (SI)(AX*1), Y4
+	VADDPD (R10)(AX*1), Y4, Y4
+	VMAXPD Y3, Y4, Y4
+	VMOVUPD Y4, (R12)(AX*1)
+	VADDPD (R11)(AX*1), Y4, Y5
+	VMOVUPD Y5, (R11)(AX*1)
+	VFMADD231PD (R8)(AX*1), Y4, Y0
+	ADDQ $32, AX
+	DECQ CX
+	JNZ dblk
+
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+	VMOVSD X0, (DX)
+	ADDQ $8, DX
+	LEAQ (SI)(BX*8), SI
+	LEAQ (R12)(BX*8), R12
+	DECQ R9
+	JNZ drow
+
+ddone:
+	VZEROUPPER
+	RET
