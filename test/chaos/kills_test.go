@@ -151,6 +151,13 @@ func TestControllerKills(t *testing.T) {
 	if !r.ok() {
 		t.Errorf("at the end, not settled within %s:\n%s", settleTimeout, r)
 	}
+	// The replicas' logs, through every kill and restart, name no
+	// credential of the members' kubeconfig Secrets.
+	var logs []string
+	for _, r := range reps {
+		logs = append(logs, r.log)
+	}
+	assertNoSecretsLogged(t, w, logs...)
 }
 
 // driver makes random changes to a small set of workloads.

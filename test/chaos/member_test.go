@@ -183,6 +183,8 @@ func (w *world) loseMember(t *testing.T, bin, member string, f memberFault) {
 	if !ctl.alive() {
 		t.Error("the controller exited on its own; see its log")
 	}
+	// Connection errors of the lost member name no credential.
+	assertNoSecretsLogged(t, w, ctl.log)
 }
 
 // memberUp returns "" when every component of member runs, its API server
