@@ -6,10 +6,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -120,12 +122,41 @@ func TestControllerDecidesWithCarbonOutOfTheBox(t *testing.T) {
 	if got.Spec.Schedule == nil {
 		t.Fatal("the CloudVM was admitted without spec.schedule")
 	}
+	webhookTLSOnly(t, port, caPEM)
+
 	d := got.Spec.Schedule.Decision
 	t.Logf("decision: %s/%s (%s) from %s, %s g from %s; reason %q", d.Provider, d.Region, d.Zone, d.Start.UTC().Format(time.RFC3339), d.ExpectedEmissionsGrams, d.IntensitySource, d.Reason)
 	if d.IntensitySource != offline.Name || d.ExpectedEmissionsGrams == "" || d.Zone == "" {
 		t.Errorf("decision: intensitySource %q, expected emissions %q, zone %q; want %q, a figure and a zone (reason %q, fallback %q)",
 			d.IntensitySource, d.ExpectedEmissionsGrams, d.Zone, offline.Name, d.Reason, d.Fallback)
 	}
+}
+
+// webhookTLSOnly checks that the webhook on port answers only over TLS 1.2
+// or later: a plain HTTP request is refused unanswered and so is a TLS 1.1
+// handshake, while TLS 1.2 with the CA completes.
+func webhookTLSOnly(t *testing.T, port int, caPEM []byte) {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	resp, err := http.Post("http://"+addr+webhook.CloudVMPath, "application/json", strings.NewReader("{}"))
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "HTTPS server") {
+			t.Errorf("plain HTTP to the webhook: %s %q, want it refused (400, an HTTP request to an HTTPS server)", resp.Status, body)
+		}
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	if conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS11}); err == nil {
+		conn.Close()
+		t.Error("the webhook completed a TLS 1.1 handshake, want at least TLS 1.2")
+	}
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatalf("TLS 1.2 to the webhook with its CA: %v", err)
+	}
+	conn.Close()
 }
 
 // writeServingCert writes a self-signed certificate for 127.0.0.1 as
