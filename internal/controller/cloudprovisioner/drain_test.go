@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -34,6 +36,9 @@ type cloudPod struct {
 	name, node        string
 	daemonSet, mirror bool
 	succeeded         bool
+	// guarded pods are covered by a PodDisruptionBudget that allows no
+	// disruption.
+	guarded bool
 }
 
 func createCloud(t *testing.T, c client.Client, nodes []cloudNode, pods []cloudPod) {
@@ -81,6 +86,10 @@ func createCloud(t *testing.T, c client.Client, nodes []cloudNode, pods []cloudP
 		if cp.mirror {
 			p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "hash"}
 		}
+		if cp.guarded {
+			p.Labels = map[string]string{"app": cp.name}
+			guard(t, c, cp.name)
+		}
 		if err := c.Create(ctx, p); err != nil {
 			t.Fatal(err)
 		}
@@ -90,6 +99,34 @@ func createCloud(t *testing.T, c client.Client, nodes []cloudNode, pods []cloudP
 				t.Fatal(err)
 			}
 		}
+		if cp.guarded {
+			// Running and Ready: the Eviction API ignores budgets for a
+			// pod still Pending.
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			if err := c.Status().Update(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// guard makes a PodDisruptionBudget that keeps the one pod labelled
+// app=name, with the status kube-controller-manager's disruption controller
+// would write (no disruption allowed), so that the API server refuses the
+// pod's eviction (429) as on a real cluster.
+func guard(t *testing.T, c client.Client, name string) {
+	t.Helper()
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: policyv1.PodDisruptionBudgetSpec{
+		MinAvailable: ptr.To(intstr.FromInt32(1)),
+		Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+	}}
+	if err := c.Create(t.Context(), pdb); err != nil {
+		t.Fatal(err)
+	}
+	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1}
+	if err := c.Status().Update(t.Context(), pdb); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -139,6 +176,7 @@ func TestCloudNodesAndDrains(t *testing.T) {
 		{name: "done", node: "ready", succeeded: true},
 		{name: "agent-2", node: "legacy", daemonSet: true},
 		{name: "moving", node: "draining"},
+		{name: "guarded", node: "draining", guarded: true},
 		{name: "pinned", node: "stuck"},
 	})
 
@@ -159,7 +197,7 @@ func TestCloudNodesAndDrains(t *testing.T) {
 		"ready":    {Flavor: "medium", Ready: true, RequestedCPU: 1500, Pods: 1},
 		"cordoned": {Flavor: "medium", Ready: true, Cordoned: true},
 		"notready": {Flavor: "medium"},
-		"draining": {Flavor: "medium", Ready: true, Cordoned: true, Draining: true, RequestedCPU: 500, Pods: 1},
+		"draining": {Flavor: "medium", Ready: true, Cordoned: true, Draining: true, RequestedCPU: 1000, Pods: 2},
 		"stuck":    {Flavor: "medium", Ready: true, Cordoned: true, Draining: true, RequestedCPU: 500, Pods: 1},
 		"legacy":   {Flavor: cloud.DefaultPool, Ready: true, RequestedCPU: 500},
 	}
@@ -182,6 +220,14 @@ func TestCloudNodesAndDrains(t *testing.T) {
 	}
 	if pod.DeletionTimestamp.IsZero() {
 		t.Errorf("pod moving on the draining node was not evicted")
+	}
+	// Its PodDisruptionBudget keeps guarded where it is: the eviction is
+	// refused, and tried again at the next period until the drain's timeout.
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "guarded"}, pod); err != nil {
+		t.Fatal(err)
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		t.Errorf("pod guarded was evicted although its PodDisruptionBudget allows no disruption")
 	}
 	stuck := &corev1.Node{}
 	if err := c.Get(t.Context(), client.ObjectKey{Name: "stuck"}, stuck); err != nil {
