@@ -70,7 +70,8 @@ func (r *pending) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	if !ok {
 		return ctrl.Result{}, nil
 	}
-	q := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.opts.Namespace, Labels: map[string]string{LabelAuction: "true"}}, Spec: spec}
+	q := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.opts.Namespace, Labels: map[string]string{LabelAuction: "true"},
+		Finalizers: []string{FinalizerRelease}}, Spec: spec}
 	if err := r.Create(ctx, q); err != nil && !apierrors.IsAlreadyExists(err) {
 		return ctrl.Result{}, fmt.Errorf("failed to start the auction %q: %w", name, err)
 	}
@@ -98,13 +99,16 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	if err := r.Get(ctx, req.NamespacedName, q); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !q.DeletionTimestamp.IsZero() {
+		return r.finish(ctx, q)
+	}
+	if err := r.ensureFinalizer(ctx, q); err != nil {
+		return ctrl.Result{}, err
+	}
 	if c := meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered); c != nil {
 		del, wait := retryDue(c, r.clock.Now(), r.opts.AuctionRetry)
 		if !del {
 			return ctrl.Result{RequeueAfter: wait}, nil
-		}
-		if err := r.forgetAtBroker(ctx, q); err != nil {
-			return ctrl.Result{}, err
 		}
 		if err := r.Delete(ctx, q); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to delete the lost auction %s: %w", klog.KObj(q), err)

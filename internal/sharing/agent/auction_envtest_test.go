@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,7 +78,7 @@ func TestAuction(t *testing.T) {
 	stopHome()
 	startAgent(t, home, "home", retry)
 
-	var won string
+	var won, wonQuote string
 	testenv.Eventually(t, 60*time.Second, "the auction closes", func() string {
 		var list sharingv1alpha1.QuoteList
 		if err := home.Client.List(t.Context(), &list, client.InNamespace(agentNS)); err != nil {
@@ -90,7 +91,7 @@ func TestAuction(t *testing.T) {
 		if c == nil {
 			return "not closed yet"
 		}
-		won = list.Items[0].Status.Offer
+		won, wonQuote = list.Items[0].Status.Offer, list.Items[0].Name
 		return cmp.Diff("True/Offered", string(c.Status)+"/"+c.Reason)
 	})
 	if diff := cmp.Diff("from-prov-2/", won[:len("from-prov-2/")]); diff != "" {
@@ -164,16 +165,26 @@ func TestAuction(t *testing.T) {
 		return fmt.Sprintf("auctions of apps.huge seen: %v", seen)
 	})
 
-	// A Release written into prov-2 frees the reservation at once.
+	// The won auction deleted (its pod is gone): home's agent writes a
+	// Release of the offer into prov-2, which frees the reservation at
+	// once, and the auction goes.
 	offer := won[len("from-prov-2/"):]
-	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "from-home"}, Spec: sharingv1alpha1.ReleaseSpec{
-		Consumer: "home", Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: offer}}}
-	if err := p2.Client.Create(t.Context(), rel); err != nil {
+	if err := home.Client.Delete(t.Context(), pod); err != nil {
 		t.Fatal(err)
 	}
+	if err := home.Client.Delete(t.Context(), &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: wonQuote, Namespace: agentNS}}); err != nil {
+		t.Fatal(err)
+	}
+	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: wonQuote, Namespace: "from-home"}}
 	testenv.Eventually(t, 30*time.Second, "the release frees the reservation", func() string {
+		if err := home.Client.Get(t.Context(), client.ObjectKey{Namespace: agentNS, Name: wonQuote}, &sharingv1alpha1.Quote{}); !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("the won auction is still there: %v", err)
+		}
 		if err := p2.Client.Get(t.Context(), client.ObjectKeyFromObject(rel), rel); err != nil {
 			return err.Error()
+		}
+		if rel.Spec.Source.Name != offer || rel.Spec.Consumer != "home" {
+			return fmt.Sprintf("release of %q by %q, want of %q by home", rel.Spec.Source.Name, rel.Spec.Consumer, offer)
 		}
 		c := meta.FindStatusCondition(rel.Status.Conditions, sharingv1alpha1.ReleaseDone)
 		if c == nil {

@@ -79,7 +79,8 @@ func (r *auction) brokered(ctx context.Context, q *sharingv1alpha1.Quote, broker
 	return ctrl.Result{}, nil
 }
 
-// forgetAtBroker deletes the broker's copy of a lost auction, so that the
+// forgetAtBroker deletes the broker's copy of an auction that is deleted
+// (lost, or won and released), so that the
 // next auction of the same application, which has the same name, is sent
 // afresh.
 func (r *auction) forgetAtBroker(ctx context.Context, q *sharingv1alpha1.Quote) error {

@@ -229,6 +229,17 @@ func (r *auctions) handOver(ctx context.Context, q *sharingv1alpha1.Quote, winne
 		if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), cp); err != nil {
 			return fmt.Errorf("failed to read the winning offer handed to consumer %q: %w", q.Spec.Consumer, err)
 		}
+		if won := fresh.Namespace + "/" + fresh.Name; cp.Annotations[AnnotationWonOffer] != won {
+			// Left by an earlier auction of the application, released:
+			// this auction's offer replaces it.
+			patch := client.MergeFrom(cp.DeepCopy())
+			cp.Spec = spec
+			metav1.SetMetaDataAnnotation(&cp.ObjectMeta, AnnotationWonOffer, won)
+			if err := r.Patch(ctx, cp, patch); err != nil {
+				return fmt.Errorf("failed to hand the winning offer %s to consumer %q: %w", klog.KObj(winner), q.Spec.Consumer, err)
+			}
+			cp.Status.Conditions = nil
+		}
 	}
 	selected := meta.FindStatusCondition(fresh.Status.Conditions, sharingv1alpha1.OfferSelected)
 	if selected == nil || meta.IsStatusConditionTrue(cp.Status.Conditions, sharingv1alpha1.OfferSelected) {

@@ -26,8 +26,8 @@ import (
 // and a consumer, each its own API server and agent, all of them writing
 // with their own service account tokens: they register, the providers
 // publish, the consumer queries, and the consumer's auction runs in the
-// broker, which is stopped in the middle of it and restarted, and the
-// consumer releases what it won through the broker.
+// broker, which is stopped in the middle of it and restarted; then the
+// auction is deleted and what it won is released through the broker.
 func TestBroker(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
 	b := env.Management
@@ -278,34 +278,42 @@ func TestBroker(t *testing.T) {
 		t.Errorf("handed-over offer's %s = %q, want member-prov-2/%s", broker.AnnotationWonOffer, got, fwd)
 	}
 
-	// Release: the consumer writes it where it may, its namespace at the
-	// broker, naming the offer handed over; the broker forwards it into
-	// prov-2, which frees the reservation a day before its expiry, and the
-	// answer comes back. One that claims another consumer goes nowhere.
+	// Release: the application no longer needs the capacity (its pod is
+	// gone) and the auction is deleted; the consumer's agent writes the
+	// Release where it may, its namespace at the broker, naming the offer
+	// handed over; the broker forwards it into prov-2, which frees the
+	// reservation a day before its expiry, and the answer comes back. One
+	// that claims another consumer goes nowhere.
 	expires := handed.Spec.ExpiresAt.Time
 	if time.Until(expires) < time.Hour {
 		t.Fatalf("the won offer expires at %s, want a reserved hold of a day", expires)
 	}
-	source := sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: local.Name}
-	forgedRel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: "member-cons"}, Spec: sharingv1alpha1.ReleaseSpec{Consumer: "prov-1", Source: source}}
-	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "member-cons"}, Spec: sharingv1alpha1.ReleaseSpec{Consumer: "cons", Source: source, AppID: local.Spec.AppID, Reason: "the pods left"}}
-	for _, r := range []*sharingv1alpha1.Release{forgedRel, rel} {
-		if err := cons.Create(ctx, r); err != nil {
-			t.Fatalf("the consumer cannot write release %s at the broker: %v", r.Name, err)
-		}
+	forgedRel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: "member-cons"}, Spec: sharingv1alpha1.ReleaseSpec{
+		Consumer: "prov-1", Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: local.Name}}}
+	if err := cons.Create(ctx, forgedRel); err != nil {
+		t.Fatalf("the consumer cannot write a release at the broker: %v", err)
 	}
+	if err := c.Client.Delete(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Client.Delete(ctx, &local); err != nil {
+		t.Fatal(err)
+	}
+	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: local.Name, Namespace: "member-cons"}}
 	released := time.Now()
 	testenv.Eventually(t, 30*time.Second, "the release reaches prov-2, which frees the reservation and reports it", func() string {
 		type state struct {
 			Consumer, Forged, AtProvider string
 			OnBehalfOf                   string
 			P2                           []string
-			Ended                        bool
+			Ended, AuctionGone           bool
 		}
 		var got state
+		var q sharingv1alpha1.Quote
+		got.AuctionGone = apierrors.IsNotFound(c.Client.Get(ctx, client.ObjectKeyFromObject(&local), &q)) && apierrors.IsNotFound(cons.Get(ctx, client.ObjectKey{Namespace: "member-cons", Name: local.Name}, &q))
 		for _, r := range []*sharingv1alpha1.Release{rel, forgedRel} {
 			if err := cons.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
-				return err.Error()
+				return "release " + r.Name + ": " + err.Error()
 			}
 		}
 		got.Consumer, got.Forged = releaseState(rel), releaseState(forgedRel)
@@ -318,15 +326,18 @@ func TestBroker(t *testing.T) {
 			return err.Error()
 		}
 		got.Ended = !handed.Spec.ExpiresAt.Time.After(time.Now())
-		want := state{Consumer: "True/Freed", Forged: "False/ConsumerMismatch", AtProvider: "True/Freed/broker", OnBehalfOf: "cons", Ended: true}
+		want := state{Consumer: "True/Freed", Forged: "False/ConsumerMismatch", AtProvider: "True/Freed/broker", OnBehalfOf: "cons", Ended: true, AuctionGone: true}
 		return cmp.Diff(want, got)
 	})
-	t.Logf("released %s after the consumer wrote the release, %s before the reservation's expiry", time.Since(released).Round(time.Millisecond), time.Until(expires).Round(time.Minute))
+	t.Logf("released %s after the auction was deleted, %s before the reservation's expiry", time.Since(released).Round(time.Millisecond), time.Until(expires).Round(time.Minute))
 	if rel.Status.ReleasedTime == nil || !rel.Status.ReleasedTime.Time.Before(expires.Add(-time.Hour)) {
 		t.Errorf("releasedTime %v, want well before the expiry %s", rel.Status.ReleasedTime, expires)
 	}
 	if n := len(acks(t, p2)); n != 1 {
 		t.Errorf("prov-2 has %d acknowledgements after the release, want 1", n)
+	}
+	if rel.Spec.Consumer != "cons" || rel.Spec.AppID != local.Spec.AppID {
+		t.Errorf("release written by the consumer's agent: %+v, want consumer cons, appID %s", rel.Spec, local.Spec.AppID)
 	}
 }
 
