@@ -215,8 +215,16 @@ namespace meridian-load, deleted at the end on a --testbed that stays up.
 Exits non-zero when a member is over-committed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if coldStart != 0 && coldStart <= burst {
+			// Checked before a testbed starts, so that a typo costs nothing.
+			switch {
+			case burst < 1:
+				return fmt.Errorf("invalid --burst %d: must be at least 1", burst)
+			case coldStart != 0 && coldStart <= burst:
 				return fmt.Errorf("invalid --cold-start %d: must be 0 (no cold start) or more than --burst (%d)", coldStart, burst)
+			case fill <= 0 || fill > 1:
+				return fmt.Errorf("invalid --fill %g: must be in (0, 1]", fill)
+			case timeout <= 0:
+				return fmt.Errorf("invalid --timeout %s: must be positive", timeout)
 			}
 			if binary == "" {
 				exe, err := os.Executable()
