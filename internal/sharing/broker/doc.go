@@ -53,7 +53,8 @@
 //
 // Releases. The consumer frees a won offer before its expiry by writing a
 // Release of the handed-over copy into its namespace at the broker (it may
-// not write into the provider). routeRelease (pure) finds the provider's
+// not write into the provider); its agent does so when the won auction is
+// deleted. routeRelease (pure) finds the provider's
 // offer from the copy's annotation; the release reconciler forwards the
 // Release into the provider's namespace for the broker, from the broker
 // (its Reservation's consumer), waits for the provider's answer, ends the
