@@ -106,6 +106,10 @@ testbed-stress: k8s-bin build ## Start and stop the seed001 testbed RUNS times (
 bench-e2e: k8s-bin build ## Measure, on a testbed, the time from creating a MultiClusterDeployment to its pods Running.
 	$(BIN)/meridian bench e2e
 
+.PHONY: bench-load
+bench-load: k8s-bin build ## Create 1,000 MultiClusterDeployments at once on a seed001 testbed, then start and restart the controller over 30,000 (meridian bench load; docs/load.md).
+	$(BIN)/meridian bench load
+
 .PHONY: bench-sharing
 bench-sharing: k8s-bin build ## Time, on a sharing testbed, 100 advertisements to 100 Ready virtual nodes and an offloaded pod to Running (meridian bench sharing), beside seed 002's figures.
 	$(BIN)/meridian bench sharing
