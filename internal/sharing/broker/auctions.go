@@ -49,16 +49,12 @@ func (r *auctions) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if meta.FindStatusCondition(q.Status.Conditions, sharingv1alpha1.QuoteAnswered) != nil {
 		return ctrl.Result{}, nil
 	}
-	members, err := r.members(ctx)
-	if err != nil {
+	members, m, refusal, err := r.borrower(ctx, q.Namespace)
+	if err != nil || m == nil {
 		return ctrl.Result{}, err
 	}
-	m := members[q.Namespace]
-	if m == nil {
-		return ctrl.Result{}, nil
-	}
-	if !m.borrows() {
-		return r.answer(ctx, q, outcome{}, ReasonNotRegistered, fmt.Sprintf("namespace %q belongs to no member registered to borrow (role Consumer or Both)", q.Namespace))
+	if refusal != "" {
+		return r.answer(ctx, q, outcome{}, ReasonNotRegistered, refusal)
 	}
 	if errs := sharing.Validate(q); len(errs) > 0 || q.Spec.Consumer != m.ClusterID {
 		return r.answer(ctx, q, outcome{}, agent.ReasonConsumerMismatch, fmt.Sprintf("spec.consumer: written by member %q, claims %q; %v", m.ClusterID, q.Spec.Consumer, errs.ToAggregate()))

@@ -50,6 +50,19 @@ type base struct {
 
 // members returns every onboarded member by namespace, with its
 // registration when admit accepts it.
+// borrower reads the members and finds the one whose namespace at the
+// broker is ns: nil when ns is no member's, and with the refusal to report
+// when that member is not registered to borrow.
+func (b *base) borrower(ctx context.Context, ns string) (members map[string]*member, m *member, refusal string, err error) {
+	if members, err = b.members(ctx); err != nil {
+		return nil, nil, "", err
+	}
+	if m = members[ns]; m != nil && !m.borrows() {
+		refusal = fmt.Sprintf("namespace %q belongs to no member registered to borrow (role Consumer or Both)", ns)
+	}
+	return members, m, refusal, nil
+}
+
 func (b *base) members(ctx context.Context) (map[string]*member, error) {
 	var nss corev1.NamespaceList
 	if err := b.List(ctx, &nss, client.HasLabels{sharingv1alpha1.LabelBrokerMember}); err != nil {

@@ -43,17 +43,12 @@ func (r *releases) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if meta.FindStatusCondition(rel.Status.Conditions, sharingv1alpha1.ReleaseDone) != nil {
 		return ctrl.Result{}, nil
 	}
-	members, err := r.members(ctx)
-	if err != nil {
+	members, m, refusal, err := r.borrower(ctx, rel.Namespace)
+	if err != nil || m == nil {
 		return ctrl.Result{}, err
 	}
-	m := members[rel.Namespace]
-	if m == nil {
-		return ctrl.Result{}, nil
-	}
-	if !m.borrows() {
-		return ctrl.Result{}, r.report(ctx, rel, metav1.Condition{Type: sharingv1alpha1.ReleaseDone, Status: metav1.ConditionFalse, Reason: ReasonNotRegistered,
-			Message: fmt.Sprintf("namespace %q belongs to no member registered to borrow (role Consumer or Both)", rel.Namespace)}, nil)
+	if refusal != "" {
+		return ctrl.Result{}, r.report(ctx, rel, metav1.Condition{Type: sharingv1alpha1.ReleaseDone, Status: metav1.ConditionFalse, Reason: ReasonNotRegistered, Message: refusal}, nil)
 	}
 	handed := &sharingv1alpha1.Offer{}
 	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: rel.Namespace, Name: rel.Spec.Source.Name}, handed); err != nil {
