@@ -31,11 +31,18 @@ func (c *Cluster) NewProxy(t testing.TB) *Proxy {
 	if err != nil {
 		t.Fatalf("failed to parse API server address %q: %v", c.Config.Host, err)
 	}
+	return NewProxyTo(t, u.Host)
+}
+
+// NewProxyTo starts a proxy to target (host:port), an API server that is
+// not an envtest Cluster (a testbed member's); t's cleanup stops it.
+func NewProxyTo(t testing.TB, target string) *Proxy {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{target: u.Host, ln: ln, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	p := &Proxy{target: target, ln: ln, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	go p.serve()
 	t.Cleanup(p.close)
 	return p

@@ -10,12 +10,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/testbed"
+	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // TestMemberLossAndReturn cuts a member off the controller while
@@ -31,12 +31,12 @@ func TestMemberLossAndReturn(t *testing.T) {
 	bin := meridianBinary(t)
 	w := startTestbed(t, 3)
 	const lost = "member-2"
-	cut := w.routeThroughCutter(t, lost)
+	cut := w.routeThroughProxy(t, lost)
 	w.loseMember(t, bin, lost, memberFault{
 		what:      "cut off",
 		reachable: true,
-		lose:      func() { cut.setCut(true) },
-		restore:   func() { cut.setCut(false) },
+		lose:      cut.Break,
+		restore:   cut.Restore,
 	})
 }
 
@@ -215,28 +215,21 @@ func (w *world) memberUp(ctx context.Context, member string) string {
 	return fmt.Sprintf("%d of %d nodes ready", st.NodesReady, st.NodesTotal)
 }
 
-// routeThroughCutter rewrites member's kubeconfig Secret so that the
-// controller reaches it through a cutter, and returns the cutter. It must
-// run before the controller starts. The test's own clients go to the
-// member directly.
-func (w *world) routeThroughCutter(t *testing.T, member string) *cutter {
+// routeThroughProxy rewrites member's kubeconfig Secret so that the
+// controller reaches it through a proxy that can cut it off, and returns
+// the proxy. It must run before the controller starts. The test's own
+// clients go to the member directly.
+func (w *world) routeThroughProxy(t *testing.T, member string) *testenv.Proxy {
 	t.Helper()
 	m := w.tb.Cluster(member)
 	u, err := url.Parse(m.Config.Host)
 	if err != nil {
 		t.Fatalf("failed to parse API server address %q: %v", m.Config.Host, err)
 	}
-	c := newCutter(t, u.Host)
-	cfg, err := clientcmd.Load(m.Kubeconfig)
+	p := testenv.NewProxyTo(t, u.Host)
+	data, err := p.Kubeconfig(m.Kubeconfig)
 	if err != nil {
-		t.Fatalf("failed to load the kubeconfig of %s: %v", member, err)
-	}
-	for _, cl := range cfg.Clusters {
-		cl.Server = "https://" + c.addr()
-	}
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("failed to route %s through the proxy: %v", member, err)
 	}
 	secret := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: testbed.Namespace, Name: testbed.KubeconfigSecretName(member)}
@@ -245,9 +238,9 @@ func (w *world) routeThroughCutter(t *testing.T, member string) *cutter {
 	}
 	secret.Data[testbed.KubeconfigKey] = data
 	if err := w.mgmt.Update(t.Context(), secret); err != nil {
-		t.Fatalf("failed to route %s through the cutter: %v", member, err)
+		t.Fatalf("failed to route %s through the proxy: %v", member, err)
 	}
-	return c
+	return p
 }
 
 // clusterReady returns "" when the Cluster's Ready condition is want.
