@@ -1,13 +1,11 @@
 package charts_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -144,22 +142,7 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 }
 
 // logBuffer is a component's log, written by its manager's goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type logBuffer struct{ testenv.LockedBuffer }
 
 // tail is the log's last lines, for a failure message.
 func (b *logBuffer) tail() string {

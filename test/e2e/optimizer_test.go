@@ -1,14 +1,12 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -178,7 +176,7 @@ func TestOptimizerScalesByTheAdviceOnTheTestbed(t *testing.T) {
 // until t ends; it returns the metrics server's base URL.
 func startLoad(t *testing.T, dir, target string, cores float64) string {
 	t.Helper()
-	out := &lockedBuffer{}
+	out := &testenv.LockedBuffer{}
 	cmd := cli.NewRootCommand()
 	cmd.SetArgs([]string{"testbed", "load", target, "--dir", dir, "--cpu", strconv.FormatFloat(cores, 'g', -1, 64),
 		"--interval", "1s", "--metrics-addr", "127.0.0.1:0"})
@@ -232,22 +230,4 @@ func conditionMessage(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutosca
 		}
 	}
 	return kind + " not set"
-}
-
-// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
