@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/meridian-dev/meridian/internal/testbed"
+	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // TestLoad runs the load benchmark reduced, on a testbed of three members
@@ -26,7 +25,7 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the load benchmark on real clusters in -short mode")
 	}
-	bin := meridianBinary(t)
+	bin := testenv.MeridianBinary(t)
 	dir := filepath.Join(t.TempDir(), "testbed")
 	t.Cleanup(func() {
 		if _, err := testbed.Down(context.Background(), dir); err != nil {
@@ -77,21 +76,6 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s: memory %+v; want RSS > 0 and peak >= RSS", name, s.Memory)
 		}
 	}
-}
-
-// meridianBinary returns $MERIDIAN_BINARY, or builds cmd/meridian into a
-// temporary folder.
-func meridianBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("MERIDIAN_BINARY"); bin != "" {
-		return bin
-	}
-	bin := filepath.Join(t.TempDir(), "meridian")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/meridian-dev/meridian/cmd/meridian")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("failed to build meridian: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func TestParseQueue(t *testing.T) {

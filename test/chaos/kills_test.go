@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // Defaults of the run's size; MERIDIAN_CHAOS_KILLS and
@@ -71,7 +72,7 @@ func TestControllerKills(t *testing.T) {
 	jobs := os.Getenv("MERIDIAN_CHAOS_JOBS") != "0"
 	t.Logf("seed %d (MERIDIAN_CHAOS_SEED=%d repeats it), %d kills, %d controller replicas, MultiClusterJobs %v", seed, seed, kills, replicas, jobs)
 
-	bin := meridianBinary(t)
+	bin := testenv.MeridianBinary(t)
 	w := startTestbed(t, 3)
 	ctx := t.Context()
 	var reps []*replica

@@ -28,7 +28,7 @@ func TestMemberLossAndReturn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping chaos test on real clusters in -short mode")
 	}
-	bin := meridianBinary(t)
+	bin := testenv.MeridianBinary(t)
 	w := startTestbed(t, 3)
 	const lost = "member-2"
 	cut := w.routeThroughProxy(t, lost)
@@ -49,7 +49,7 @@ func TestMemberAPIServerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping chaos test on real clusters in -short mode")
 	}
-	bin := meridianBinary(t)
+	bin := testenv.MeridianBinary(t)
 	w := startTestbed(t, 3)
 	const lost = "member-2"
 	ctx := t.Context()

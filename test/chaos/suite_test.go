@@ -70,24 +70,6 @@ func startTestbed(t *testing.T, n int) *world {
 	return w
 }
 
-// meridianBinary returns $MERIDIAN_BINARY, or builds cmd/meridian once into
-// a temporary folder.
-func meridianBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("MERIDIAN_BINARY"); bin != "" {
-		return bin
-	}
-	bin := filepath.Join(t.TempDir(), "meridian")
-	begin := time.Now()
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/meridian-dev/meridian/cmd/meridian")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("failed to build meridian: %v\n%s", err, out)
-	}
-	t.Logf("built meridian in %s", time.Since(begin).Round(100*time.Millisecond))
-	return bin
-}
-
 // replica is one `meridian controller` process that can be killed and
 // started again.
 type replica struct {

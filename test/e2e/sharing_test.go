@@ -3,8 +3,6 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +21,7 @@ import (
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing/broker"
 	"github.com/meridian-dev/meridian/internal/testbed"
+	"github.com/meridian-dev/meridian/internal/testenv"
 	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
 
@@ -50,15 +49,7 @@ func startSharing(t *testing.T) *sharingWorld {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
 	}
 	ctrllog.SetLogger(logr.Discard())
-	// MERIDIAN_BINARY runs the agents with a meridian already built.
-	bin := os.Getenv("MERIDIAN_BINARY")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "meridian")
-		build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/meridian-dev/meridian/cmd/meridian")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("failed to build meridian for the agents: %v\n%s", err, out)
-		}
-	}
+	bin := testenv.MeridianBinary(t)
 	profile, err := testbed.LoadProfile("sharing")
 	if err != nil {
 		t.Fatal(err)
