@@ -1,21 +1,10 @@
 package learn
 
+import "golang.org/x/sys/cpu"
+
 // hasFMA reports whether the processor and the operating system support
-// AVX and FMA3: CPUID leaf 1's FMA, OSXSAVE and AVX bits, and XCR0 saving
-// the SSE and AVX registers.
-var hasFMA = func() bool {
-	_, _, ecx, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	eax, _ := xgetbv()
-	return eax&6 == 6
-}()
-
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-
-func xgetbv() (eax, edx uint32)
+// AVX (registers saved by the OS) and FMA3.
+var hasFMA = cpu.X86.HasAVX && cpu.X86.HasFMA
 
 //go:noescape
 func timesLambda8FMA(h []float64, in int, lambda []float64, z []float64)

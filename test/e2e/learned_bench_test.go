@@ -179,9 +179,6 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 				h := extender.New(model, cache, metrics).Handler()
 				ext.Store(&h)
 			}
-			// Let the plugin's and the extender's first Prometheus reads in.
-			time.Sleep(3 * time.Second)
-
 			// The pods wait for a stopped scheduler, so that the time is
 			// the scheduler's and not the API server's.
 			if err := testbed.KillComponent(ctx, dir, name, "kube-scheduler"); err != nil {
