@@ -171,18 +171,20 @@ func (m *Metrics) read(ctx context.Context) (map[string]Measured, error) {
 }
 
 // Run refreshes every cfg.Refresh until ctx ends, calling onErr (when not
-// nil) with each failure.
+// nil) with each failure. Its first read is a period after it starts: the
+// caller reads once before it serves (Refresh), so that it never scores
+// with no measurements.
 func (m *Metrics) Run(ctx context.Context, onErr func(error)) {
 	t := time.NewTicker(m.refresh)
 	defer t.Stop()
 	for {
-		if err := m.Refresh(ctx); err != nil && onErr != nil && ctx.Err() == nil {
-			onErr(err)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if err := m.Refresh(ctx); err != nil && onErr != nil && ctx.Err() == nil {
+			onErr(err)
 		}
 	}
 }
