@@ -172,10 +172,14 @@ func TestAuction(t *testing.T) {
 	if err := home.Client.Delete(t.Context(), pod); err != nil {
 		t.Fatal(err)
 	}
-	if err := home.Client.Delete(t.Context(), &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: wonQuote, Namespace: agentNS}}); err != nil {
+	wonQ := &sharingv1alpha1.Quote{}
+	if err := home.Client.Get(t.Context(), client.ObjectKey{Namespace: agentNS, Name: wonQuote}, wonQ); err != nil {
 		t.Fatal(err)
 	}
-	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: wonQuote, Namespace: "from-home"}}
+	if err := home.Client.Delete(t.Context(), wonQ); err != nil {
+		t.Fatal(err)
+	}
+	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: agent.ReleaseName(wonQ), Namespace: "from-home"}}
 	testenv.Eventually(t, 30*time.Second, "the release frees the reservation", func() string {
 		if err := home.Client.Get(t.Context(), client.ObjectKey{Namespace: agentNS, Name: wonQuote}, &sharingv1alpha1.Quote{}); !apierrors.IsNotFound(err) {
 			return fmt.Sprintf("the won auction is still there: %v", err)

@@ -65,7 +65,7 @@ func (r *auction) finish(ctx context.Context, q *sharingv1alpha1.Quote) (ctrl.Re
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}, Spec: spec}
+		rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: ReleaseName(q), Namespace: rem.namespace}, Spec: spec}
 		if err := rem.Create(ctx, rel); err != nil && !apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, fmt.Errorf("failed to release the offer of auction %s to %q: %w", klog.KObj(q), p.Spec.ClusterID, err)
 		}
@@ -82,6 +82,14 @@ func (r *auction) finish(ctx context.Context, q *sharingv1alpha1.Quote) (ctrl.Re
 		return ctrl.Result{}, fmt.Errorf("failed to let auction %s go: %w", klog.KObj(q), err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// ReleaseName names the Release of the auction q: its name and UID, since
+// every auction of an application has the same name and a Release stays,
+// so that the application's next won auction is released too, while a
+// restarted agent writes the same Release again.
+func ReleaseName(q *sharingv1alpha1.Quote) string {
+	return q.Name + "-" + string(q.UID)[:min(8, len(q.UID))]
 }
 
 // ensureFinalizer puts FinalizerRelease on an auction that lacks it (one

@@ -299,7 +299,7 @@ func TestBroker(t *testing.T) {
 	if err := c.Client.Delete(ctx, &local); err != nil {
 		t.Fatal(err)
 	}
-	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: local.Name, Namespace: "member-cons"}}
+	rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: agent.ReleaseName(&local), Namespace: "member-cons"}}
 	released := time.Now()
 	testenv.Eventually(t, 30*time.Second, "the release reaches prov-2, which frees the reservation and reports it", func() string {
 		type state struct {
@@ -318,7 +318,7 @@ func TestBroker(t *testing.T) {
 		}
 		got.Consumer, got.Forged = releaseState(rel), releaseState(forgedRel)
 		var there sharingv1alpha1.Release
-		if err := p2.Client.Get(ctx, client.ObjectKey{Namespace: "from-broker", Name: fwd}, &there); err == nil {
+		if err := p2.Client.Get(ctx, client.ObjectKey{Namespace: "from-broker", Name: rel.Name}, &there); err == nil {
 			got.AtProvider, got.OnBehalfOf = releaseState(&there)+"/"+string(there.Spec.Consumer), there.Labels[sharingv1alpha1.LabelOnBehalfOf]
 		}
 		got.P2 = offerReservations(t, p2)

@@ -48,8 +48,6 @@ type base struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
-// members returns every onboarded member by namespace, with its
-// registration when admit accepts it.
 // borrower reads the members and finds the one whose namespace at the
 // broker is ns: nil when ns is no member's, and with the refusal to report
 // when that member is not registered to borrow.
@@ -63,6 +61,8 @@ func (b *base) borrower(ctx context.Context, ns string) (members map[string]*mem
 	return members, m, refusal, nil
 }
 
+// members returns every onboarded member by namespace, with its
+// registration when admit accepts it.
 func (b *base) members(ctx context.Context) (map[string]*member, error) {
 	var nss corev1.NamespaceList
 	if err := b.List(ctx, &nss, client.HasLabels{sharingv1alpha1.LabelBrokerMember}); err != nil {

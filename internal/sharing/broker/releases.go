@@ -66,7 +66,7 @@ func (r *releases) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	there := &sharingv1alpha1.Release{
-		ObjectMeta: metav1.ObjectMeta{Name: target.Offer, Namespace: ns, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(m.ClusterID)}},
+		ObjectMeta: metav1.ObjectMeta{Name: rel.Name, Namespace: ns, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(m.ClusterID)}},
 		Spec:       forwardedRelease(r.opts.BrokerID, rel, target),
 	}
 	if err := c.Create(ctx, there); err != nil {
