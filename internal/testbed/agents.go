@@ -122,12 +122,12 @@ func (l layout) runMeridian(cluster, component string, run meridianRun) error {
 // KillAgent kills the sharing agent of a member of the testbed in dir, as
 // a crash would (SIGKILL), and waits until it is gone.
 func KillAgent(ctx context.Context, dir, cluster string) error {
-	return layout{dir: dir}.killMeridian(ctx, cluster, AgentComponent)
+	return layout{dir: dir}.killComponent(ctx, cluster, AgentComponent)
 }
 
-// killMeridian kills component of cluster with SIGKILL and waits until it
-// is gone.
-func (l layout) killMeridian(ctx context.Context, cluster, component string) error {
+// killComponent kills component of cluster (one of kwokctl's or Meridian's
+// own) with SIGKILL and waits until it is gone.
+func (l layout) killComponent(ctx context.Context, cluster, component string) error {
 	procs, err := l.processes()
 	if err != nil {
 		return err

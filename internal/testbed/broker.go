@@ -340,7 +340,7 @@ func KillBroker(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	return l.killMeridian(ctx, cluster, BrokerComponent)
+	return l.killComponent(ctx, cluster, BrokerComponent)
 }
 
 // StartBroker starts the broker of the testbed in dir again, as it first

@@ -243,16 +243,7 @@ func (l layout) readPID(cluster, component string) int {
 // (kube-apiserver, etcd, ...) with SIGKILL, as a crash would, and waits
 // until it is gone. Nothing starts it again: StartExited does.
 func KillComponent(ctx context.Context, dir, cluster, component string) error {
-	l := layout{dir: dir}
-	procs, err := l.processes()
-	if err != nil {
-		return err
-	}
-	procs = slices.DeleteFunc(procs, func(p Process) bool { return p.Cluster != cluster || p.Component != component })
-	if len(procs) == 0 {
-		return fmt.Errorf("cluster %q of the testbed in %s runs no %s", cluster, dir, component)
-	}
-	return killAndWait(ctx, procs, 10*time.Second)
+	return layout{dir: dir}.killComponent(ctx, cluster, component)
 }
 
 // StartExited starts again every component of a cluster of the testbed in

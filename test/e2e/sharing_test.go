@@ -76,22 +76,11 @@ func startSharing(t *testing.T) *sharingWorld {
 	if err := w.home.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.homeNS}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Minute, "virtual nodes of big (3) and small (20) Ready", func() string {
+	testenv.Eventually(t, 3*time.Minute, "virtual nodes of big (3) and small (20) Ready", func() string {
 		got := w.readyVirtualNodes(t)
 		return cmp.Diff(map[string]int{"big": 3, "small": 20}, got)
 	})
 	return w
-}
-
-func eventually(t *testing.T, timeout time.Duration, what string, check func() string) {
-	t.Helper()
-	var last string
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if last = check(); last == "" {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached within %s: %s", what, timeout, last)
 }
 
 // readyVirtualNodes counts home's Ready virtual nodes per provider.
@@ -174,7 +163,7 @@ func TestSharingOnTestbed(t *testing.T) {
 		if err := w.home.Create(ctx, pod); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "web Running in big and in home", func() string {
+		testenv.Eventually(t, time.Minute, "web Running in big and in home", func() string {
 			return cmp.Diff("Running/Running", w.phase(t, "web", w.big))
 		})
 		twin := &corev1.Pod{}
@@ -205,18 +194,18 @@ func TestSharingOnTestbed(t *testing.T) {
 		if err := w.home.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.homeNS, Name: "web"}}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "web gone from home and big", func() string {
+		testenv.Eventually(t, time.Minute, "web gone from home and big", func() string {
 			return cmp.Diff("home: not found/twin: not found", w.gone(t, "web", w.big))
 		})
 		pod := offloaded("web-2", "1", map[string]string{sharingv1alpha1.LabelProvider: "big"})
 		if err := w.home.Create(ctx, pod); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "web-2 Running", func() string { return cmp.Diff("Running/Running", w.phase(t, "web-2", w.big)) })
+		testenv.Eventually(t, time.Minute, "web-2 Running", func() string { return cmp.Diff("Running/Running", w.phase(t, "web-2", w.big)) })
 		if err := w.big.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.twinNS, Name: "web-2"}}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "web-2 Failed in home once its twin is deleted", func() string {
+		testenv.Eventually(t, time.Minute, "web-2 Failed in home once its twin is deleted", func() string {
 			if err := w.home.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
 				return err.Error()
 			}
@@ -232,7 +221,7 @@ func TestSharingOnTestbed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, time.Minute, "some twins made", func() string {
+		testenv.Eventually(t, time.Minute, "some twins made", func() string {
 			if n := len(w.twins(t, w.small, "batch-")); n == 0 || n == pods {
 				return fmt.Sprintf("%d twins", n)
 			}
@@ -245,7 +234,7 @@ func TestSharingOnTestbed(t *testing.T) {
 		if err := testbed.StartAgent(w.dir, "home"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 2*time.Minute, "every batch pod Running, one twin each", func() string {
+		testenv.Eventually(t, 2*time.Minute, "every batch pod Running, one twin each", func() string {
 			want, got := map[string]string{}, map[string]string{}
 			for i := range pods {
 				name := fmt.Sprintf("batch-%d", i)
@@ -277,10 +266,10 @@ func TestSharingOnTestbed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, time.Minute, "wide-any Running in big", func() string {
+		testenv.Eventually(t, time.Minute, "wide-any Running in big", func() string {
 			return cmp.Diff("Running/Running", w.phase(t, "wide-any", w.big))
 		})
-		eventually(t, time.Minute, "wide-small unschedulable in home", func() string {
+		testenv.Eventually(t, time.Minute, "wide-small unschedulable in home", func() string {
 			if err := w.home.Get(ctx, client.ObjectKeyFromObject(only), only); err != nil {
 				return err.Error()
 			}
@@ -318,7 +307,7 @@ func TestSharingOnTestbed(t *testing.T) {
 // a 6-CPU pod), and becomes a virtual node whose pod runs in pricey.
 func sharingBroker(t *testing.T, w *sharingWorld) {
 	ctx := t.Context()
-	eventually(t, time.Minute, "members registered and advertisements listed at the broker", func() string {
+	testenv.Eventually(t, time.Minute, "members registered and advertisements listed at the broker", func() string {
 		return cmp.Diff(map[string]string{
 			"peer member-big/big": "Established", "peer member-pricey/pricey": "Established", "peer member-home/home": "Established",
 			"adv member-big/big": "Accepted/Listed", "adv member-pricey/pricey": "Accepted/Listed",
@@ -369,7 +358,7 @@ func sharingBroker(t *testing.T, w *sharingWorld) {
 	if err := w.home.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "home's auction closed by the broker", func() string {
+	testenv.Eventually(t, time.Minute, "home's auction closed by the broker", func() string {
 		var list sharingv1alpha1.QuoteList
 		if err := w.home.List(ctx, &list, client.InNamespace(testbed.SharingNamespace), client.MatchingLabels{virtualnode.LabelAuction: "true"}); err != nil {
 			return err.Error()
@@ -403,7 +392,7 @@ func sharingBroker(t *testing.T, w *sharingWorld) {
 	if diff := cmp.Diff([]string{sharingv1alpha1.QuoteReasonNoCapacity}, bigSaid); diff != "" {
 		t.Errorf("big's answers to the quote the broker forwarded (-want +got):\n%s", diff)
 	}
-	eventually(t, time.Minute, "brokered Running in pricey and in home", func() string {
+	testenv.Eventually(t, time.Minute, "brokered Running in pricey and in home", func() string {
 		return cmp.Diff("Running/Running", w.phase(t, "brokered", w.pricey))
 	})
 	if err := w.home.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
