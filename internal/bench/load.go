@@ -368,9 +368,6 @@ func (l *loader) restart(ctx context.Context, total int) (StartResult, error) {
 		return r, fmt.Errorf("not every status current: %w", err)
 	}
 	r.Current = time.Since(begin)
-	if r.Drained > r.Current {
-		r.Current = r.Drained
-	}
 	var errMem error
 	r.Memory.RSS, r.Memory.Peak, errMem = l.ctrl.memory()
 	return r, errMem
