@@ -16,6 +16,9 @@ import (
 //
 // The contract, for the controller and the simulator alike:
 //
+//  0. Where decisions run concurrently, take the turn (Turn) and hold it
+//     until step 3: two decisions on one snapshot would both take the same
+//     free room.
 //  1. Build a snapshot from what the member clusters show, then call
 //     Snapshot.ApplyAssumptions once, before the snapshot is shared.
 //  2. Place the workload with Workload.Current set to the replicas the
@@ -34,6 +37,8 @@ import (
 // may spread them differently, so until they are visible the per-node free
 // amounts are an estimate while the cluster totals are exact.
 type Assumptions struct {
+	// turn is held from a decision's snapshot to its Assume.
+	turn  sync.Mutex
 	mu    sync.Mutex
 	byKey map[string]map[string]*assumption
 }
@@ -49,6 +54,16 @@ func (a *assumption) assumed() int32 { return max(a.desired-a.visible, 0) }
 // NewAssumptions returns an empty set of assumptions.
 func NewAssumptions() *Assumptions {
 	return &Assumptions{byKey: make(map[string]map[string]*assumption)}
+}
+
+// Turn waits until no other decision holds the turn, takes it, and returns
+// the function that gives it back. Hold it from building the snapshot
+// (Snapshot.ApplyAssumptions) to Assume, so that decisions of every kind of
+// workload sharing these assumptions take turns while their reads and
+// writes overlap.
+func (a *Assumptions) Turn() (done func()) {
+	a.turn.Lock()
+	return a.turn.Unlock
 }
 
 // Assume records decision d for workload w: every cluster of d is expected to

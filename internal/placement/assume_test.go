@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -138,5 +139,37 @@ func TestAssumptionsRefresh(t *testing.T) {
 	a.Refresh(func(key, cluster string) int32 { asked = append(asked, key+"@"+cluster); return 0 })
 	if len(asked) != 0 || a.Assumed(w.Key, "lille") != 0 {
 		t.Errorf("after everything was visible, Refresh asked %v and Assumed(lille) = %d; want nothing outstanding", asked, a.Assumed(w.Key, "lille"))
+	}
+}
+
+// TestAssumptionsTurn has many decisions, each in its own goroutine, take
+// the one pod of room a cluster of ten has left whenever its snapshot shows
+// some: taking turns, exactly ten succeed; without the turn, two on one
+// snapshot would both take the same room.
+func TestAssumptionsTurn(t *testing.T) {
+	a := NewAssumptions()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	placed := 0
+	for i := range 40 {
+		wg.Go(func() {
+			done := a.Turn()
+			defer done()
+			s := NewSnapshot([]Cluster{{Name: "lille", Nodes: freeNodes(1, 1000, 16)}}, nil, nil)
+			s.ApplyAssumptions(a)
+			if s.Cluster("lille").FitCount(res(100, 0, 1), nil) == 0 {
+				return
+			}
+			runtime.Gosched() // let another decision build its snapshot now
+			a.Assume(&Workload{Key: fmt.Sprintf("web/app-%d", i), PodRequests: res(100, 0, 1)},
+				&Decision{Assignments: []Assignment{{Cluster: "lille", Replicas: 1}}})
+			mu.Lock()
+			placed++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if placed != 10 {
+		t.Errorf("%d decisions placed a pod in room for 10", placed)
 	}
 }

@@ -75,13 +75,12 @@ type Reconciler struct {
 	// Clock is the reconciler's time; the real clock when nil.
 	Clock clock.Clock
 	// MaxConcurrentReconciles is how many workloads are reconciled at once
-	// (8 when zero). Their decisions still take turns (placing), so that two
-	// never promise the same room; their reads and writes overlap.
+	// (8 when zero). Their decisions still take turns (Assumptions.Turn),
+	// so that two never promise the same room; their reads and writes
+	// overlap.
 	MaxConcurrentReconciles int
 
-	// placing serializes snapshot, decision and assumption.
-	placing sync.Mutex
-	mu      sync.Mutex
+	mu sync.Mutex
 	// lastPullBack is when each workload's replicas were last considered
 	// for a move back home.
 	lastPullBack map[string]time.Time

@@ -28,9 +28,9 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	}
 	traffic := r.traffic(ctx, mcd)
 	mcr := r.rescheduler(ctx)
-	// From the snapshot to the assumption the decision takes its turn: two
-	// decisions on one snapshot would both take the same free room.
-	r.placing.Lock()
+	// From the snapshot to the assumption the decision takes its turn
+	// (placement.Assumptions.Turn), with every other workload's.
+	done := r.Assumptions.Turn()
 	decide.ObserveMembers(r.Assumptions, w, in.Members)
 	in.Snapshot = r.Inventory.SnapshotFor(traffic, r.Assumptions)
 	withCarbon(in.Snapshot, r.Carbon, in.Now)
@@ -45,7 +45,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	if err == nil {
 		p.Assume(r.Assumptions)
 	}
-	r.placing.Unlock()
+	done()
 	if err != nil {
 		outcome := outcomeError
 		if decide.InvalidSpec(err) {

@@ -33,6 +33,10 @@ func (r *Reconciler) place(ctx context.Context, mcj *multiclusterv1alpha1.MultiC
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", placement.ErrInvalidWorkload, err)
 	}
+	// From the snapshot to the assumption the decision takes its turn
+	// (placement.Assumptions.Turn), with every other workload's.
+	done := r.Assumptions.Turn()
+	defer done()
 	in := decide.JobInput{
 		Workload: w, Completions: mcj.Spec.Completions, Members: make(map[string]decide.JobMember, len(members)),
 		Snapshot: r.Inventory.SnapshotFor(nil, r.Assumptions), Now: r.Clock.Now(),
