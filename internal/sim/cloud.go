@@ -238,7 +238,7 @@ func (w *world) provisionCloud(d provision.Decision) {
 		w.addMember(m)
 		w.rec.cloudReady()
 		w.event(EventCloudReady, "cloud cluster %q ready with %d nodes", m.Name, len(m.Nodes))
-		w.capacityChanged()
+		w.membersChanged()
 	})
 }
 
@@ -294,5 +294,5 @@ func (w *world) removeCloud(reason string) {
 	w.cloud = nil
 	w.rec.cloudRemoved()
 	w.event(EventCloudRemoved, "cloud cluster %q removed: %s", w.sc.Cloud.Name, reason)
-	w.capacityChanged()
+	w.membersChanged()
 }

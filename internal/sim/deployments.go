@@ -66,6 +66,7 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 		wl.lastPullBack = in.Now
 	}
 	p.Assume(w.assumptions)
+	wl.progress = p.Progress(members)
 	if len(p.Rollout.Grow)+len(p.Rollout.Shrink) > 0 {
 		// What is assumed changed only if the members did: a pass that
 		// writes nothing targets what the members already run.

@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 )
@@ -39,22 +40,41 @@ func (w *world) propagate(wl *mcWorkload) {
 
 // capacityChanged is called when a member's capacity changed; shortly
 // after (the inventory batches member events), the placement controllers
-// look again.
-func (w *world) capacityChanged() {
-	if w.retrying || w.pol.Placement == scenario.PlacementPropagate {
+// look again at the workloads that wait for room.
+func (w *world) capacityChanged() { w.retryLater(false) }
+
+// membersChanged is called when a member came or went; shortly after, the
+// placement controllers look again at every Deployment, as a member's first
+// word or a change of its readiness re-queues every MultiClusterDeployment.
+func (w *world) membersChanged() { w.retryLater(true) }
+
+func (w *world) retryLater(all bool) {
+	if w.pol.Placement == scenario.PlacementPropagate {
+		return
+	}
+	w.retryAll = w.retryAll || all
+	if w.retrying {
 		return
 	}
 	w.retrying = true
 	w.eng.After(w.sc.Controllers.PlacementRetry, w.retryUnplaced)
 }
 
-// retryUnplaced runs a pass of every Deployment, as a member change
-// re-queues every MultiClusterDeployment, and of every job with parallel
-// pods that found no cluster, as it re-queues those MultiClusterJobs.
+// retryUnplaced runs a pass of the workloads a member change re-queues:
+// those that wait for room (decide.WaitsForRoom), or every Deployment after
+// a member came or went.
 func (w *world) retryUnplaced() {
-	w.retrying = false
+	all := w.retryAll
+	w.retrying, w.retryAll = false, false
 	for _, wl := range slices.Clone(w.active) {
-		if wl.spec.Kind == placement.KindDeployment || wl.unplaced() > 0 {
+		p := wl.progress
+		if wl.spec.Kind != placement.KindDeployment {
+			// A job's own changes run its pass: its last one counts as decided.
+			p = decide.Progress{Decided: true, Unplaced: wl.unplaced()}
+		} else if all {
+			p.Decided = false
+		}
+		if decide.WaitsForRoom(p) {
 			w.wantPlacement(wl)
 		}
 	}

@@ -54,7 +54,9 @@ type world struct {
 	snap     *placement.Snapshot
 	snapAt   time.Duration
 	snapVer  uint64
-	retrying bool
+	// retrying says a pass of the waiting workloads is due, retryAll that
+	// it is of every Deployment.
+	retrying, retryAll bool
 
 	// assumptions and timing are the deployment controller's, as in
 	// package decide.
@@ -88,6 +90,8 @@ type mcWorkload struct {
 	assumed bool
 	// lastPullBack is when the re-scheduler last considered the workload.
 	lastPullBack time.Time
+	// progress is what a Deployment's last pass left undone.
+	progress decide.Progress
 	// passAt is when the next pass of the workload's controller is due;
 	// negative when none is.
 	passAt time.Duration

@@ -142,9 +142,9 @@ type memberHealth struct{ ready, connected bool }
 // clusterChanged maps a change of a member to the workloads it concerns.
 // The first word of a member, and a change of its readiness, concern every
 // workload (failover, members coming back, the first connection). A change
-// of its capacity alone concerns only the workloads that wait for room:
-// not fully placed, or with replicas Pending. Placed workloads look again
-// at their resync; re-reconciling all of them at every change of any
+// of its capacity alone concerns only the workloads that wait for room
+// (decide.WaitsForRoom, the simulator's rule too). Placed workloads look
+// again at their resync; re-reconciling all of them at every change of any
 // member's pods kept thousands of settled workloads in the queue ahead of
 // new ones.
 func (r *Reconciler) clusterChanged(ctx context.Context, obj client.Object) []reconcile.Request {
@@ -161,14 +161,15 @@ func (r *Reconciler) clusterChanged(ctx context.Context, obj client.Object) []re
 	return r.matching(ctx, waitsForRoom)
 }
 
-// waitsForRoom reports whether a workload may gain from a member's freed
-// room: its status is not of its spec yet, or some replicas have no
-// cluster, or some are Pending in a member.
+// waitsForRoom reads decide.WaitsForRoom's input from the status: a pass
+// placed the current spec when the status is of its generation and says
+// whether it was placed.
 func waitsForRoom(d *multiclusterv1alpha1.MultiClusterDeployment) bool {
-	return d.Status.ObservedGeneration != d.Generation ||
-		d.Status.UnplacedReplicas > 0 ||
-		!meta.IsStatusConditionTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionPlaced) ||
-		meta.IsStatusConditionTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionReplicasPending)
+	return decide.WaitsForRoom(decide.Progress{
+		Decided:  d.Status.ObservedGeneration == d.Generation && meta.FindStatusCondition(d.Status.Conditions, multiclusterv1alpha1.ConditionPlaced) != nil,
+		Unplaced: d.Status.UnplacedReplicas,
+		Pending:  meta.IsStatusConditionTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionReplicasPending),
+	})
 }
 
 // matching returns a request for every MultiClusterDeployment keep holds

@@ -92,7 +92,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// waiting lists the jobs with parallel pods that found no cluster.
+// waiting lists the jobs with parallel pods that found no cluster
+// (decide.WaitsForRoom; a job's own changes re-queue it, so its last pass
+// counts as decided).
 func (r *Reconciler) waiting(ctx context.Context, _ client.Object) []reconcile.Request {
 	var list multiclusterv1alpha1.MultiClusterJobList
 	if err := r.Client.List(ctx, &list); err != nil {
@@ -101,7 +103,7 @@ func (r *Reconciler) waiting(ctx context.Context, _ client.Object) []reconcile.R
 	}
 	var reqs []reconcile.Request
 	for i := range list.Items {
-		if j := &list.Items[i]; j.Status.UnplacedReplicas > 0 {
+		if j := &list.Items[i]; decide.WaitsForRoom(decide.Progress{Decided: true, Unplaced: j.Status.UnplacedReplicas}) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(j)})
 		}
 	}
