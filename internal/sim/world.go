@@ -50,10 +50,10 @@ type world struct {
 	nextPod int64
 	// version changes whenever a cluster's nodes or pods change, so a
 	// snapshot of the same version can be reused.
-	version  uint64
-	snap     *placement.Snapshot
-	snapAt   time.Duration
-	snapVer  uint64
+	version uint64
+	snap    *placement.Snapshot
+	snapAt  time.Duration
+	snapVer uint64
 	// retrying says a pass of the waiting workloads is due, retryAll that
 	// it is of every Deployment.
 	retrying, retryAll bool
