@@ -47,8 +47,10 @@ type Inventory struct {
 	mu       sync.RWMutex
 	members  map[string]*Member
 	clusters map[string]clusterEntry
-	dirty    map[string]bool
-	subs     []chan event.GenericEvent
+	// dirty are the members changed since the last announcement; true when
+	// a change of readiness or connection was among them.
+	dirty map[string]bool
+	subs  []chan event.GenericEvent
 	// owners are, per owner kind, the channels that receive an event naming
 	// the owner of a member object that changed.
 	owners map[string][]chan event.GenericEvent
@@ -103,7 +105,8 @@ func (inv *Inventory) Start(ctx context.Context) error {
 }
 
 // Subscribe returns a channel that receives a GenericEvent naming a Cluster
-// whenever its capacity, health or description changed.
+// whenever its capacity, health or description changed; ReadinessChanged
+// tells an event of readiness or connection from one of capacity alone.
 func (inv *Inventory) Subscribe() <-chan event.GenericEvent {
 	ch := make(chan event.GenericEvent, 1024)
 	inv.mu.Lock()
@@ -150,7 +153,27 @@ func (inv *Inventory) ownerChanged(obj metav1.Object) {
 	}
 }
 
+// readinessChanged marks a Cluster event that carries a change of the
+// member's readiness or connection.
+const readinessChanged = "inventory.meridian.dev/readiness-changed"
+
+// ReadinessChanged reports whether an event of Subscribe carries a change
+// of the member's readiness or connection (its first word included), not
+// of its capacity alone.
+func ReadinessChanged(obj client.Object) bool {
+	_, ok := obj.GetAnnotations()[readinessChanged]
+	return ok
+}
+
+// markDirty records a change of the member's capacity.
 func (inv *Inventory) markDirty(name string) {
+	inv.mu.Lock()
+	inv.dirty[name] = inv.dirty[name] // keeps a readiness change
+	inv.mu.Unlock()
+}
+
+// markReadiness records a change of the member's readiness or connection.
+func (inv *Inventory) markReadiness(name string) {
 	inv.mu.Lock()
 	inv.dirty[name] = true
 	inv.mu.Unlock()
@@ -159,12 +182,16 @@ func (inv *Inventory) markDirty(name string) {
 func (inv *Inventory) flush() {
 	inv.mu.Lock()
 	names := slices.Sorted(maps.Keys(inv.dirty))
+	readiness := maps.Clone(inv.dirty)
 	clear(inv.dirty)
 	subs := slices.Clone(inv.subs)
 	inv.mu.Unlock()
 	for _, name := range names {
 		c := &multiclusterv1alpha1.Cluster{}
 		c.Name = name
+		if readiness[name] {
+			c.Annotations = map[string]string{readinessChanged: "true"}
+		}
 		for _, ch := range subs {
 			select {
 			case ch <- event.GenericEvent{Object: c}:
@@ -196,7 +223,7 @@ func (inv *Inventory) Connect(ctx context.Context, name string, cfg *rest.Config
 	if old != nil {
 		old.stop()
 	}
-	inv.markDirty(name)
+	inv.markReadiness(name)
 	return m, nil
 }
 
@@ -211,7 +238,7 @@ func (inv *Inventory) Disconnect(name string) {
 	if m != nil {
 		m.stop()
 	}
-	inv.markDirty(name)
+	inv.markReadiness(name)
 }
 
 // Member returns the connection to member name, if there is one.
@@ -271,7 +298,7 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 	}
 	inv.mu.Unlock()
 	if !had || old.info.Ready != ready {
-		inv.markDirty(c.Name)
+		inv.markReadiness(c.Name)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/inventory"
@@ -92,14 +93,8 @@ func TestSnapshotFollowsMemberNodesAndPods(t *testing.T) {
 	cl.Spec.Latencies = []multiclusterv1alpha1.ClusterLatency{{Cluster: "member-2", RTT: metav1.Duration{Duration: 2160 * time.Microsecond}}}
 	inv.SetCluster(cl, true)
 
-	select {
-	case e := <-events:
-		if e.Object.GetName() != "member-1" {
-			t.Errorf("change event names %q, want member-1", e.Object.GetName())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no change event after connecting")
-	}
+	// The first word of a member is a change of readiness.
+	waitForEvent(t, events, "member-1", true)
 
 	s := inv.Snapshot(nil)
 	type nodeView struct {
@@ -147,6 +142,7 @@ func TestSnapshotFollowsMemberNodesAndPods(t *testing.T) {
 		{Name: "n2", AllocMilliCPU: 2000, Unschedulable: true},
 	}
 	eventually(t, func() string { return cmp.Diff(want, view(inv.Snapshot(nil))) })
+	waitForEvent(t, events, "member-1", false)
 
 	sum := mustMember(t, inv, "member-1").Summary()
 	if got := sum.Allocatable.Cpu().String(); got != "4" {
@@ -157,6 +153,24 @@ func TestSnapshotFollowsMemberNodesAndPods(t *testing.T) {
 	inv.Disconnect("member-1")
 	if s := inv.Snapshot(nil); s.Cluster("member-1") != nil {
 		t.Errorf("snapshot still has member-1 after Disconnect")
+	}
+	waitForEvent(t, events, "member-1", true)
+}
+
+// waitForEvent waits for a change event of the named member that carries
+// a change of readiness or, with readiness false, one of capacity alone.
+func waitForEvent(t *testing.T, events <-chan event.GenericEvent, name string, readiness bool) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if e.Object.GetName() == name && inventory.ReadinessChanged(e.Object) == readiness {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no change event of %s with ReadinessChanged %v", name, readiness)
+		}
 	}
 }
 

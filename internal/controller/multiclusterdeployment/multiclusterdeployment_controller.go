@@ -86,14 +86,11 @@ type Reconciler struct {
 	lastPullBack map[string]time.Time
 	// readings are the TrafficAware workloads' last traffic readings.
 	readings map[string]reading
-	// health is each member's readiness when its last change was mapped.
-	health map[string]memberHealth
 }
 
 func (r *Reconciler) defaults() {
 	r.lastPullBack = map[string]time.Time{}
 	r.readings = map[string]reading{}
-	r.health = map[string]memberHealth{}
 	if r.TrafficInterval == 0 {
 		r.TrafficInterval = 30 * time.Second
 	}
@@ -135,10 +132,6 @@ func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Reque
 	return r.matching(ctx, func(*multiclusterv1alpha1.MultiClusterDeployment) bool { return true })
 }
 
-// memberHealth is what decides whether a member's change concerns every
-// workload.
-type memberHealth struct{ ready, connected bool }
-
 // clusterChanged maps a change of a member to the workloads it concerns.
 // The first word of a member, and a change of its readiness, concern every
 // workload (failover, members coming back, the first connection). A change
@@ -148,14 +141,7 @@ type memberHealth struct{ ready, connected bool }
 // member's pods kept thousands of settled workloads in the queue ahead of
 // new ones.
 func (r *Reconciler) clusterChanged(ctx context.Context, obj client.Object) []reconcile.Request {
-	name := obj.GetName()
-	_, connected := r.Inventory.Member(name)
-	now := memberHealth{ready: r.Inventory.Readiness()[name], connected: connected}
-	r.mu.Lock()
-	last, seen := r.health[name]
-	r.health[name] = now
-	r.mu.Unlock()
-	if !seen || last != now {
+	if inventory.ReadinessChanged(obj) {
 		return r.all(ctx, obj)
 	}
 	return r.matching(ctx, waitsForRoom)
