@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +47,7 @@ Prints a line a second while it waits, then a table beside the seed's figures.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			tb, stop, err := benchSharingTestbed(ctx, cmd, dir)
+			tb, stop, err := benchProfileTestbed(ctx, cmd, dir, "sharing", "bench-sharing")
 			if err != nil {
 				return err
 			}
@@ -72,37 +71,6 @@ Prints a line a second while it waits, then a table beside the seed's figures.`,
 	return cmd
 }
 
-// benchSharingTestbed opens the testbed in dir, or starts a sharing
-// testbed, whose agents run this executable, that stop takes down.
-func benchSharingTestbed(ctx context.Context, cmd *cobra.Command, dir string) (*testbed.Testbed, func(), error) {
-	if dir != "" {
-		tb, err := testbed.Open(dir)
-		return tb, func() {}, err
-	}
-	profile, err := testbed.LoadProfile("sharing")
-	if err != nil {
-		return nil, nil, err
-	}
-	tmp, err := testbed.DefaultDir("bench-sharing")
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "bench: starting a sharing testbed in %s\n", tmp)
-	stop := func() {
-		if _, err := testbed.Down(context.WithoutCancel(ctx), tmp); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "bench: failed to stop the testbed: %v\n", err)
-		}
-	}
-	tb, err := testbed.Up(ctx, testbed.Options{Name: "bench-sharing", Dir: tmp, Profile: profile, Progress: func(p testbed.Progress) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "  %-10s %-9s %6.1fs  %s\n", p.Cluster, p.Step, p.Took.Seconds(), p.Detail)
-	}})
-	if err != nil {
-		stop()
-		return nil, nil, err
-	}
-	return tb, stop, nil
-}
-
 func newBenchE2ECommand() *cobra.Command {
 	var (
 		dir      string
@@ -121,7 +89,7 @@ Table IV.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			tb, stop, err := benchTestbed(ctx, cmd, dir)
+			tb, stop, err := benchProfileTestbed(ctx, cmd, dir, "seed001", "bench")
 			if err != nil {
 				return err
 			}
@@ -145,43 +113,6 @@ Table IV.`,
 	cmd.Flags().Int32SliceVar(&replicas, "replicas", []int32{1, 10, 100}, "sizes to measure")
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Minute, "limit of one run")
 	return cmd
-}
-
-// benchTestbed opens the testbed in dir, or starts a seed001 testbed in a
-// temporary folder that stop removes.
-func benchTestbed(ctx context.Context, cmd *cobra.Command, dir string) (*testbed.Testbed, func(), error) {
-	if dir != "" {
-		tb, err := testbed.Open(dir)
-		return tb, func() {}, err
-	}
-	profile, err := testbed.LoadProfile("seed001")
-	if err != nil {
-		return nil, nil, err
-	}
-	tmp, err := testbedTempDir()
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "bench: starting a seed001 testbed in %s\n", tmp)
-	stop := func() {
-		if _, err := testbed.Down(context.WithoutCancel(ctx), tmp); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "bench: failed to stop the testbed: %v\n", err)
-		}
-	}
-	tb, err := testbed.Up(ctx, testbed.Options{Name: "bench", Dir: tmp, Profile: profile})
-	if err != nil {
-		stop()
-		return nil, nil, err
-	}
-	return tb, stop, nil
-}
-
-func testbedTempDir() (string, error) {
-	d, err := testbed.DefaultDir("bench")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Clean(d), nil
 }
 
 func newBenchLoadCommand() *cobra.Command {
@@ -267,7 +198,7 @@ Exits non-zero when a member is over-committed.`,
 }
 
 // benchProfileTestbed opens the testbed in dir, or starts one of profile,
-// named name, that stop takes down.
+// named name, showing its progress, that stop takes down.
 func benchProfileTestbed(ctx context.Context, cmd *cobra.Command, dir, profile, name string) (*testbed.Testbed, func(), error) {
 	if dir != "" {
 		tb, err := testbed.Open(dir)
@@ -287,7 +218,9 @@ func benchProfileTestbed(ctx context.Context, cmd *cobra.Command, dir, profile, 
 			fmt.Fprintf(cmd.ErrOrStderr(), "bench: failed to stop the testbed: %v\n", err)
 		}
 	}
-	tb, err := testbed.Up(ctx, testbed.Options{Name: name, Dir: tmp, Profile: p})
+	tb, err := testbed.Up(ctx, testbed.Options{Name: name, Dir: tmp, Profile: p, Progress: func(p testbed.Progress) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "  %-10s %-9s %6.1fs  %s\n", p.Cluster, p.Step, p.Took.Seconds(), p.Detail)
+	}})
 	if err != nil {
 		stop()
 		return nil, nil, err
