@@ -34,8 +34,8 @@ type LoadOptions struct {
 	Burst int
 	// ColdStart is how many MultiClusterDeployments exist when the
 	// controller starts again: the Burst ones plus ColdStart-Burst made
-	// while it was stopped. Zero (or not more than Burst) skips the cold
-	// start.
+	// while it was stopped. Zero skips the cold start; otherwise it must be
+	// more than Burst.
 	ColdStart int
 	// Fill is the share of the members' CPU the burst asks for (0.75 when
 	// zero), so that placing anything twice would over-commit a member.
@@ -54,28 +54,36 @@ type LoadOptions struct {
 	Report func(*LoadResult) error
 }
 
-func (o *LoadOptions) validate() error {
+// Check reports every setting that cannot work, naming it as the flag of
+// `meridian bench load` that sets it; it needs no testbed, so a caller can
+// check before starting one. Load checks again.
+func (o *LoadOptions) Check() error {
 	var errs []error
+	if o.Burst < 1 {
+		errs = append(errs, fmt.Errorf("invalid --burst %d: must be at least 1", o.Burst))
+	}
+	if o.ColdStart != 0 && o.ColdStart <= o.Burst {
+		errs = append(errs, fmt.Errorf("invalid --cold-start %d: must be 0 (no cold start) or more than --burst (%d)", o.ColdStart, o.Burst))
+	}
+	if o.Fill < 0 || o.Fill > 1 {
+		errs = append(errs, fmt.Errorf("invalid --fill %g: must be in (0, 1] (0 for the default, 0.75)", o.Fill))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("invalid --timeout %s: must be positive", o.Timeout))
+	}
+	return errors.Join(errs...)
+}
+
+func (o *LoadOptions) validate() error {
+	errs := []error{o.Check()}
 	if o.Testbed == nil {
 		errs = append(errs, errors.New("testbed: a running testbed is required"))
 	}
 	if o.Binary == "" {
 		errs = append(errs, errors.New("binary: the meridian executable is required"))
 	}
-	if o.Burst < 1 {
-		errs = append(errs, fmt.Errorf("burst: %d MultiClusterDeployments; must be at least 1", o.Burst))
-	}
-	if o.ColdStart < 0 {
-		errs = append(errs, fmt.Errorf("cold-start: %d MultiClusterDeployments; must be 0 (no cold start) or more than burst", o.ColdStart))
-	}
 	if o.Fill == 0 {
 		o.Fill = 0.75
-	}
-	if o.Fill <= 0 || o.Fill > 1 {
-		errs = append(errs, fmt.Errorf("fill: %g; must be in (0, 1]", o.Fill))
-	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("timeout: %s; must be positive", o.Timeout))
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard

@@ -146,23 +146,20 @@ namespace meridian-load, deleted at the end on a --testbed that stays up.
 Exits non-zero when a member is over-committed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := bench.LoadOptions{
+				Binary: binary, Burst: burst, ColdStart: coldStart, Fill: fill,
+				Timeout: timeout, Progress: cmd.ErrOrStderr(), Cleanup: dir != "",
+			}
 			// Checked before a testbed starts, so that a typo costs nothing.
-			switch {
-			case burst < 1:
-				return fmt.Errorf("invalid --burst %d: must be at least 1", burst)
-			case coldStart != 0 && coldStart <= burst:
-				return fmt.Errorf("invalid --cold-start %d: must be 0 (no cold start) or more than --burst (%d)", coldStart, burst)
-			case fill <= 0 || fill > 1:
-				return fmt.Errorf("invalid --fill %g: must be in (0, 1]", fill)
-			case timeout <= 0:
-				return fmt.Errorf("invalid --timeout %s: must be positive", timeout)
+			if err := opts.Check(); err != nil {
+				return err
 			}
 			if binary == "" {
 				exe, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("failed to find this executable (give --binary): %w", err)
 				}
-				binary = exe
+				opts.Binary = exe
 			}
 			ctx := cmd.Context()
 			tb, stop, err := benchProfileTestbed(ctx, cmd, dir, profile, "bench-load")
@@ -175,15 +172,13 @@ Exits non-zero when a member is over-committed.`,
 				return err
 			}
 			var tableErr error
-			_, err = bench.Load(ctx, bench.LoadOptions{
-				Testbed: tb, Binary: binary, Burst: burst, ColdStart: coldStart, Fill: fill,
-				Timeout: timeout, LogDir: logDir, Progress: cmd.ErrOrStderr(), Cleanup: dir != "",
-				// The table comes before the cleanup, which takes long.
-				Report: func(res *bench.LoadResult) error {
-					tableErr = bench.LoadTable(cmd.OutOrStdout(), res)
-					return nil
-				},
-			})
+			opts.Testbed, opts.LogDir = tb, logDir
+			// The table comes before the cleanup, which takes long.
+			opts.Report = func(res *bench.LoadResult) error {
+				tableErr = bench.LoadTable(cmd.OutOrStdout(), res)
+				return nil
+			}
+			_, err = bench.Load(ctx, opts)
 			return errors.Join(tableErr, err)
 		},
 	}
