@@ -28,6 +28,10 @@ import (
 	"github.com/meridian-dev/meridian/internal/testbed"
 )
 
+// e2eNamespace holds the e2e benchmark's workloads, in the management cluster
+// and in the members.
+const e2eNamespace = "meridian-bench"
+
 // Options say what to measure.
 type Options struct {
 	// Testbed is the running testbed to measure on.
@@ -56,6 +60,11 @@ type Result struct {
 	// created every pod, and until their schedulers had bound every pod:
 	// with Deployed and Running, where the time goes.
 	Created, Bound time.Duration
+	// Alone is the median of the time the members take, without Meridian,
+	// from the creation of the same member Deployments (the replicas each
+	// member got, the same pods) until every pod is Running: the part of
+	// Running that is the members' own.
+	Alone time.Duration
 	// Clusters is where the replicas went in the last run.
 	Clusters string
 }
@@ -86,7 +95,7 @@ func E2E(ctx context.Context, o Options) ([]Result, error) {
 	if err := waitMembersReady(ctx, mgmt, o.Timeout); err != nil {
 		return nil, err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "meridian-bench"}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e2eNamespace}}
 	if err := mgmt.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
 		return nil, fmt.Errorf("failed to create namespace: %w", err)
 	}
@@ -96,23 +105,28 @@ func E2E(ctx context.Context, o Options) ([]Result, error) {
 	for _, policy := range o.Policies {
 		for _, n := range o.Replicas {
 			r := Result{Policy: policy, Replicas: n}
-			var deployed, created, bound, running []time.Duration
+			var deployed, created, bound, running, alone []time.Duration
 			for run := range o.Runs {
 				name := fmt.Sprintf("bench-%s-%d-%d", strings.ToLower(string(policy)), n, run)
 				start := time.Now()
-				d, rn, clusters, err := measure(ctx, mgmt, members, workload(name, n, policy, first), o.Timeout)
+				mcd := workload(name, n, policy, first)
+				d, rn, clusters, shares, err := measure(ctx, mgmt, members, mcd, o.Timeout)
 				if err != nil {
 					return results, fmt.Errorf("%s with %d replicas, run %d: %w", policy, n, run+1, err)
 				}
 				c, b := times.last(name, start)
-				deployed, created, bound, running = append(deployed, d), append(created, c), append(bound, b), append(running, rn)
+				a, err := measureAlone(ctx, members, name+"-alone", &mcd.Spec.Template, shares, o.Timeout)
+				if err != nil {
+					return results, fmt.Errorf("%s with %d replicas, run %d, members alone: %w", policy, n, run+1, err)
+				}
+				deployed, created, bound, running, alone = append(deployed, d), append(created, c), append(bound, b), append(running, rn), append(alone, a)
 				r.Clusters = clusters
 				if o.Progress != nil {
-					fmt.Fprintf(o.Progress, "bench: %-15s %3d replicas run %d/%d: deployed %6.2fs, pods created %6.2fs, bound %6.2fs, running %6.2fs (%s)\n",
-						policy, n, run+1, o.Runs, d.Seconds(), c.Seconds(), b.Seconds(), rn.Seconds(), clusters)
+					fmt.Fprintf(o.Progress, "bench: %-15s %3d replicas run %d/%d: deployed %6.2fs, pods created %6.2fs, bound %6.2fs, running %6.2fs; members alone %6.2fs (%s)\n",
+						policy, n, run+1, o.Runs, d.Seconds(), c.Seconds(), b.Seconds(), rn.Seconds(), a.Seconds(), clusters)
 				}
 			}
-			r.Deployed, r.Created, r.Bound, r.Running = median(deployed), median(created), median(bound), median(running)
+			r.Deployed, r.Created, r.Bound, r.Running, r.Alone = median(deployed), median(created), median(bound), median(running), median(alone)
 			results = append(results, r)
 		}
 	}
@@ -122,7 +136,7 @@ func E2E(ctx context.Context, o Options) ([]Result, error) {
 // workload is seed 001's VI-E deployment: pods of 0.5 CPU and 512 MB, with
 // bursting; the cluster-affinity one prefers first.
 func workload(name string, replicas int32, policy multiclusterv1alpha1.PlacementPolicy, first string) *multiclusterv1alpha1.MultiClusterDeployment {
-	d := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "meridian-bench"}}
+	d := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e2eNamespace}}
 	d.Spec.Replicas = ptr.To(replicas)
 	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 	d.Spec.Template.Labels = map[string]string{"app": name}
@@ -143,19 +157,20 @@ func workload(name string, replicas int32, policy multiclusterv1alpha1.Placement
 }
 
 // measure creates mcd and times it, then deletes it and waits until the
-// members are clean again.
-func measure(ctx context.Context, mgmt client.Client, members map[string]client.Reader, mcd *multiclusterv1alpha1.MultiClusterDeployment, timeout time.Duration) (deployed, running time.Duration, clusters string, err error) {
+// members are clean again. shares are the replicas of each member's
+// Deployment once every pod ran.
+func measure(ctx context.Context, mgmt client.Client, members map[string]client.Client, mcd *multiclusterv1alpha1.MultiClusterDeployment, timeout time.Duration) (deployed, running time.Duration, clusters string, shares map[string]int32, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	want := *mcd.Spec.Replicas
 	start := time.Now()
 	if err := mgmt.Create(ctx, mcd); err != nil {
-		return 0, 0, "", fmt.Errorf("failed to create: %w", err)
+		return 0, 0, "", nil, fmt.Errorf("failed to create: %w", err)
 	}
 	for deployed == 0 || running == 0 {
 		specs, runningPods, _, err := observe(ctx, members, mcd.Name)
 		if err != nil {
-			return 0, 0, "", err
+			return 0, 0, "", nil, err
 		}
 		if deployed == 0 && specs == want {
 			deployed = time.Since(start)
@@ -167,26 +182,112 @@ func measure(ctx context.Context, mgmt client.Client, members map[string]client.
 			}
 		}
 		if err := sleep(ctx, 20*time.Millisecond); err != nil {
-			return 0, 0, "", fmt.Errorf("not all %d replicas Running within %s: %w", want, timeout, err)
+			return 0, 0, "", nil, fmt.Errorf("not all %d replicas Running within %s: %w", want, timeout, err)
 		}
 	}
 	got := &multiclusterv1alpha1.MultiClusterDeployment{}
 	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got); err == nil {
 		clusters = got.Status.Summary
 	}
+	if shares, err = memberShares(ctx, members, mcd.Name); err != nil {
+		return 0, 0, "", nil, err
+	}
 	if err := mgmt.Delete(ctx, mcd); err != nil {
-		return 0, 0, "", fmt.Errorf("failed to delete: %w", err)
+		return 0, 0, "", nil, fmt.Errorf("failed to delete: %w", err)
 	}
 	for {
 		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got); apierrors.IsNotFound(err) {
 			// Terminating pods still hold their nodes' room: wait them out,
 			// so that the next case starts on empty members.
 			if _, _, pods, err := observe(ctx, members, mcd.Name); err == nil && pods == 0 {
-				return deployed, running, clusters, nil
+				return deployed, running, clusters, shares, nil
 			}
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return 0, 0, "", fmt.Errorf("members not clean after deletion: %w", err)
+			return 0, 0, "", nil, fmt.Errorf("members not clean after deletion: %w", err)
+		}
+	}
+}
+
+// memberShares returns the replicas of every member's Deployment name.
+func memberShares(ctx context.Context, members map[string]client.Client, name string) (map[string]int32, error) {
+	shares := map[string]int32{}
+	for cluster, c := range members {
+		d := &appsv1.Deployment{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: e2eNamespace, Name: name}, d)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("failed to read Deployment in %s: %w", cluster, err)
+		default:
+			shares[cluster] = ptr.Deref(d.Spec.Replicas, 0)
+		}
+	}
+	return shares, nil
+}
+
+// measureAlone creates in every member, at once and without Meridian, a
+// Deployment name of template with the member's share of the replicas,
+// times it until every pod is Running, then deletes the Deployments and
+// waits until the members are clean again.
+func measureAlone(ctx context.Context, members map[string]client.Client, name string, template *corev1.PodTemplateSpec, shares map[string]int32, timeout time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var want int32
+	deployments := map[string]*appsv1.Deployment{}
+	for cluster, n := range shares {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e2eNamespace}}
+		d.Spec.Replicas = ptr.To(n)
+		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+		d.Spec.Template = *template.DeepCopy()
+		d.Spec.Template.Labels = map[string]string{"app": name}
+		deployments[cluster] = d
+		want += n
+	}
+	start := time.Now()
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for cluster, d := range deployments {
+		wg.Go(func() {
+			if err := members[cluster].Create(ctx, d); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("failed to create Deployment in %s: %w", cluster, err))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	var running time.Duration
+	for running == 0 {
+		_, n, _, err := observe(ctx, members, name)
+		if err != nil {
+			return 0, err
+		}
+		if n == want {
+			running = time.Since(start)
+			break
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return 0, fmt.Errorf("not all %d replicas Running within %s: %w", want, timeout, err)
+		}
+	}
+	for cluster, d := range deployments {
+		if err := members[cluster].Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return 0, fmt.Errorf("failed to delete Deployment in %s: %w", cluster, err)
+		}
+	}
+	for {
+		if _, _, pods, err := observe(ctx, members, name); err == nil && pods == 0 {
+			return running, nil
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return 0, fmt.Errorf("members not clean after deletion: %w", err)
 		}
 	}
 }
@@ -196,10 +297,10 @@ func measure(ctx context.Context, mgmt client.Client, members map[string]client.
 // the members' API servers every 20 ms (10 requests a round over five
 // members, on the same two cores as the clusters it measures) slowed what
 // it measured.
-func watchMembers(ctx context.Context, tb *testbed.Testbed, times *podTimes) (map[string]client.Reader, error) {
-	members := map[string]client.Reader{}
+func watchMembers(ctx context.Context, tb *testbed.Testbed, times *podTimes) (map[string]client.Client, error) {
+	members := map[string]client.Client{}
 	for _, m := range tb.Members() {
-		c, err := cache.New(m.Config, cache.Options{Scheme: scheme.New(), DefaultNamespaces: map[string]cache.Config{"meridian-bench": {}}})
+		c, err := cache.New(m.Config, cache.Options{Scheme: scheme.New(), DefaultNamespaces: map[string]cache.Config{e2eNamespace: {}}})
 		if err != nil {
 			return nil, fmt.Errorf("failed to watch %s: %w", m.Name, err)
 		}
@@ -218,7 +319,12 @@ func watchMembers(ctx context.Context, tb *testbed.Testbed, times *podTimes) (ma
 		if !c.WaitForCacheSync(ctx) {
 			return nil, fmt.Errorf("the watches of %s did not sync: %w", m.Name, ctx.Err())
 		}
-		members[m.Name] = c
+		// Reads from the watches, writes to the API server.
+		cl, err := client.New(m.Config, client.Options{Scheme: scheme.New(), Cache: &client.CacheOptions{Reader: c}})
+		if err != nil {
+			return nil, fmt.Errorf("failed to reach %s: %w", m.Name, err)
+		}
+		members[m.Name] = cl
 	}
 	return members, nil
 }
@@ -227,7 +333,7 @@ func watchMembers(ctx context.Context, tb *testbed.Testbed, times *podTimes) (ma
 // name, its Running pods, and all its pods (terminating ones too). It reads
 // the members at once, so that the time it takes adds little to what it
 // measures.
-func observe(ctx context.Context, members map[string]client.Reader, name string) (specs, running, all int32, err error) {
+func observe(ctx context.Context, members map[string]client.Client, name string) (specs, running, all int32, err error) {
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
@@ -248,7 +354,7 @@ func observe(ctx context.Context, members map[string]client.Reader, name string)
 
 func observeMember(ctx context.Context, cluster string, c client.Reader, name string) (specs, running, all int32, err error) {
 	d := &appsv1.Deployment{}
-	err = c.Get(ctx, client.ObjectKey{Namespace: "meridian-bench", Name: name}, d)
+	err = c.Get(ctx, client.ObjectKey{Namespace: e2eNamespace, Name: name}, d)
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
@@ -257,7 +363,7 @@ func observeMember(ctx context.Context, cluster string, c client.Reader, name st
 		specs = ptr.Deref(d.Spec.Replicas, 0)
 	}
 	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace("meridian-bench"), client.MatchingLabels{"app": name}); err != nil {
+	if err := c.List(ctx, &pods, client.InNamespace(e2eNamespace), client.MatchingLabels{"app": name}); err != nil {
 		return 0, 0, 0, fmt.Errorf("failed to list pods in %s: %w", cluster, err)
 	}
 	all = int32(len(pods.Items))
@@ -332,19 +438,20 @@ func median(ds []time.Duration) time.Duration {
 // Table writes the results beside seed 001's Table IV.
 func Table(w io.Writer, results []Result, runs int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "policy\treplicas\tmember Deployments exist\tall pods created\tall bound\tall pods Running\tmck8s (Table IV)\tclusters\t\n")
+	fmt.Fprintf(tw, "policy\treplicas\tmember Deployments exist\tall pods created\tall bound\tall pods Running\tmembers alone\tmck8s (Table IV)\tclusters\t\n")
 	for _, r := range results {
 		paper := "-"
 		if v, ok := paperTableIV[r.Policy][r.Replicas]; ok {
 			paper = fmt.Sprintf("%.2fs", v)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2fs\t%.2fs\t%.2fs\t%.2fs\t%s\t%s\t\n", r.Policy, r.Replicas, r.Deployed.Seconds(), r.Created.Seconds(), r.Bound.Seconds(), r.Running.Seconds(), paper, r.Clusters)
+		fmt.Fprintf(tw, "%s\t%d\t%.2fs\t%.2fs\t%.2fs\t%.2fs\t%.2fs\t%s\t%s\t\n", r.Policy, r.Replicas, r.Deployed.Seconds(), r.Created.Seconds(), r.Bound.Seconds(), r.Running.Seconds(), r.Alone.Seconds(), paper, r.Clusters)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nMedian of %d runs each, from the MultiClusterDeployment's creation; pods created, bound and Running are the members' own work\n"+
-		"(ReplicaSet controller, kube-scheduler, kwok) after their Deployments exist. Pods of 0.5 CPU and 512Mi with bursting\n"+
-		"nearest-first, on the seed001 testbed (kwok nodes).\n", runs)
+		"(ReplicaSet controller, kube-scheduler, kwok) after their Deployments exist; members alone is the same member Deployments\n"+
+		"created directly, without Meridian, until every pod is Running. Pods of 0.5 CPU and 512Mi with bursting nearest-first,\n"+
+		"on the seed001 testbed (kwok nodes).\n", runs)
 	return err
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/bench"
@@ -18,6 +21,11 @@ func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure Meridian end to end on real local clusters",
+		// The controllers a benchmark runs in this process log their
+		// errors only: their progress lines would bury the benchmark's.
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr()), zap.Level(zapcore.ErrorLevel)))
+		},
 	}
 	cmd.AddCommand(newBenchE2ECommand(), newBenchSharingCommand(), newBenchLoadCommand())
 	return cmd
