@@ -245,22 +245,13 @@ func measureAlone(ctx context.Context, members map[string]client.Client, name st
 		want += n
 	}
 	start := time.Now()
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
-	for cluster, d := range deployments {
-		wg.Go(func() {
-			if err := members[cluster].Create(ctx, d); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("failed to create Deployment in %s: %w", cluster, err))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := atOnce(deployments, func(cluster string, d *appsv1.Deployment) error {
+		if err := members[cluster].Create(ctx, d); err != nil {
+			return fmt.Errorf("failed to create Deployment in %s: %w", cluster, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, err
 	}
 	var running time.Duration
@@ -334,22 +325,34 @@ func watchMembers(ctx context.Context, tb *testbed.Testbed, times *podTimes) (ma
 // the members at once, so that the time it takes adds little to what it
 // measures.
 func observe(ctx context.Context, members map[string]client.Client, name string) (specs, running, all int32, err error) {
+	var mu sync.Mutex
+	err = atOnce(members, func(cluster string, c client.Client) error {
+		s, r, a, err := observeMember(ctx, cluster, c, name)
+		mu.Lock()
+		defer mu.Unlock()
+		specs, running, all = specs+s, running+r, all+a
+		return err
+	})
+	return specs, running, all, err
+}
+
+// atOnce calls f for every member at the same time and joins their errors.
+func atOnce[T any](members map[string]T, f func(cluster string, v T) error) error {
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 		errs []error
 	)
-	for cluster, c := range members {
+	for cluster, v := range members {
 		wg.Go(func() {
-			s, r, a, err := observeMember(ctx, cluster, c, name)
+			err := f(cluster, v)
 			mu.Lock()
 			defer mu.Unlock()
-			specs, running, all = specs+s, running+r, all+a
 			errs = append(errs, err)
 		})
 	}
 	wg.Wait()
-	return specs, running, all, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 func observeMember(ctx context.Context, cluster string, c client.Reader, name string) (specs, running, all int32, err error) {
