@@ -117,8 +117,7 @@ func Brokered(w Won, handed *sharingv1alpha1.Offer, peers []sharingv1alpha1.Peer
 	}
 	for i := range peers {
 		p := &peers[i]
-		if p.Spec.ClusterID == provider && !p.Spec.Broker && !p.Spec.Disabled &&
-			(p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth) {
+		if p.Spec.ClusterID == provider && p.Spec.HostsVirtualNodes() {
 			w.Offer, w.Peer = handed, p
 			w.Ack = &sharingv1alpha1.Acknowledgement{Status: sharingv1alpha1.AcknowledgementStatus{Decision: sharingv1alpha1.AckConfirmed}}
 			return w

@@ -18,6 +18,23 @@ const (
 	RoleBoth PeerRole = "Both"
 )
 
+// Lends reports whether an enabled peering of this spec has the peer lend
+// capacity to this cluster.
+func (s *PeerSpec) Lends() bool {
+	return !s.Disabled && (s.Role == RoleProvider || s.Role == RoleBoth)
+}
+
+// Borrows reports whether an enabled peering of this spec has this cluster
+// lend capacity to the peer.
+func (s *PeerSpec) Borrows() bool {
+	return !s.Disabled && (s.Role == RoleConsumer || s.Role == RoleBoth)
+}
+
+// HostsVirtualNodes reports whether this cluster runs virtual nodes of the
+// peer: a peer that lends to it directly, not a broker (whose API server
+// holds only this cluster's namespace, and no pods).
+func (s *PeerSpec) HostsVirtualNodes() bool { return s.Lends() && !s.Broker }
+
 // PeerPhase is the state of a peering.
 // +kubebuilder:validation:Enum=Pending;Established;Unreachable;Disabled
 type PeerPhase string

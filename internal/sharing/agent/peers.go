@@ -49,21 +49,14 @@ func peerOfNamespace(peers []sharingv1alpha1.Peer, ns string) *sharingv1alpha1.P
 }
 
 // providesTo reports whether this cluster lends capacity to peer.
-func providesTo(p *sharingv1alpha1.Peer) bool {
-	return !p.Spec.Disabled && (p.Spec.Role == sharingv1alpha1.RoleConsumer || p.Spec.Role == sharingv1alpha1.RoleBoth)
-}
+func providesTo(p *sharingv1alpha1.Peer) bool { return p.Spec.Borrows() }
 
 // borrowsFrom reports whether peer lends capacity to this cluster.
-func borrowsFrom(p *sharingv1alpha1.Peer) bool {
-	return !p.Spec.Disabled && (p.Spec.Role == sharingv1alpha1.RoleProvider || p.Spec.Role == sharingv1alpha1.RoleBoth)
-}
+func borrowsFrom(p *sharingv1alpha1.Peer) bool { return p.Spec.Lends() }
 
 // hostsVirtualNodesFor reports whether this cluster runs virtual nodes of
-// peer: a peer that lends to it directly, not a broker (whose API server
-// holds only this cluster's namespace, and no pods).
-func hostsVirtualNodesFor(p *sharingv1alpha1.Peer) bool {
-	return borrowsFrom(p) && !p.Spec.Broker
-}
+// peer (PeerSpec.HostsVirtualNodes).
+func hostsVirtualNodesFor(p *sharingv1alpha1.Peer) bool { return p.Spec.HostsVirtualNodes() }
 
 // remote is a client for a peer's API server and the namespace this
 // cluster writes into there.

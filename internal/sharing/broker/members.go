@@ -26,13 +26,13 @@ type member struct {
 // lends reports whether the member lends capacity through the broker.
 func (m *member) lends() bool {
 	r := m.Registration
-	return r != nil && !r.Spec.Disabled && (r.Spec.Role == sharingv1alpha1.RoleProvider || r.Spec.Role == sharingv1alpha1.RoleBoth)
+	return r != nil && r.Spec.Lends()
 }
 
 // borrows reports whether the member borrows capacity through the broker.
 func (m *member) borrows() bool {
 	r := m.Registration
-	return r != nil && !r.Spec.Disabled && (r.Spec.Role == sharingv1alpha1.RoleConsumer || r.Spec.Role == sharingv1alpha1.RoleBoth)
+	return r != nil && r.Spec.Borrows()
 }
 
 // base is what every reconciler of the broker shares.
