@@ -149,6 +149,9 @@ func TestKwokctlConfiguration(t *testing.T) {
 		"kubeVersion: v1.36.3",
 		"name: kwok-controller",
 		"- key: cidr",
+		"name: kube-controller-manager",
+		"- key: kube-api-qps\n    value: \"200\"",
+		"- key: kube-api-burst\n    value: \"300\"",
 	}
 	// A member runs metrics-server, scraping every 10s the kubelets kwok
 	// emulates at their ExternalIP, behind an API server that names the
