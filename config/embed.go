@@ -3,7 +3,13 @@
 // source tree, as `meridian testbed up` does.
 package config
 
-import "embed"
+import (
+	"embed"
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+)
 
 // CRDs holds the CustomResourceDefinitions that `make manifests` generates
 // into crd/bases, one file per kind.
@@ -13,7 +19,22 @@ var CRDs embed.FS
 
 // RBAC holds the ClusterRole of each component (rbac/<component>/role.yaml)
 // that `make manifests` generates from its +kubebuilder:rbac markers; the
-// testbed binds the broker's to the broker's own service account.
+// testbed binds the agent's and the broker's to their own service
+// accounts, and the envtests run every component with its own.
 //
 //go:embed rbac/*/role.yaml
 var RBAC embed.FS
+
+// ComponentRole returns the ClusterRole `make manifests` generated for
+// component (controller, agent, broker, ...).
+func ComponentRole(component string) (*rbacv1.ClusterRole, error) {
+	data, err := RBAC.ReadFile("rbac/" + component + "/role.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the %s's generated ClusterRole (run make manifests): %w", component, err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		return nil, fmt.Errorf("failed to decode the %s's generated ClusterRole: %w", component, err)
+	}
+	return role, nil
+}

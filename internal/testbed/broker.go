@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/config"
@@ -217,13 +216,9 @@ func startBroker(ctx context.Context, l layout, tb *Testbed, profile *Profile, b
 // them), and returns a kubeconfig with its token: the broker and the agents
 // of a testbed run with no right more than in production.
 func componentIdentity(ctx context.Context, c *Cluster, cl client.Client, component string) ([]byte, error) {
-	data, err := config.RBAC.ReadFile("rbac/" + component + "/role.yaml")
+	generated, err := config.ComponentRole(component)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read the %s's embedded ClusterRole: %w", component, err)
-	}
-	generated := &rbacv1.ClusterRole{}
-	if err := yaml.Unmarshal(data, generated); err != nil {
-		return nil, fmt.Errorf("failed to decode the %s's embedded ClusterRole: %w", component, err)
+		return nil, err
 	}
 	if err := ensureNamespace(ctx, cl, SharingNamespace); err != nil {
 		return nil, err

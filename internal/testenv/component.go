@@ -2,8 +2,6 @@ package testenv
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -11,7 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
+
+	"github.com/meridian-dev/meridian/config"
 )
 
 // ComponentConfig returns a configuration that reaches c as component
@@ -31,7 +30,7 @@ func (c *Cluster) ComponentConfig(t testing.TB, component string) *rest.Config {
 }
 
 func (c *Cluster) componentConfig(t testing.TB, component string) (*rest.Config, error) {
-	role, err := ComponentRole(component)
+	role, err := config.ComponentRole(component)
 	if err != nil {
 		return nil, err
 	}
@@ -51,23 +50,4 @@ func (c *Cluster) componentConfig(t testing.TB, component string) (*rest.Config,
 		return nil, fmt.Errorf("failed to add user %s: %w", user, err)
 	}
 	return u.Config(), nil
-}
-
-// ComponentRole reads the ClusterRole `make manifests` generated for
-// component.
-func ComponentRole(component string) (*rbacv1.ClusterRole, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(root, "config", "rbac", component, "role.yaml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read the %s's role (run make manifests): %w", component, err)
-	}
-	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(data, role); err != nil {
-		return nil, fmt.Errorf("failed to decode %s: %w", path, err)
-	}
-	return role, nil
 }
