@@ -95,15 +95,20 @@ func TestControllerKills(t *testing.T) {
 	total := newTally()
 	var moves moveTally
 	begin := time.Now()
+	leaderKills := 0
 	for k := 1; k <= kills; k++ {
 		// A burst of changes, with the kill somewhere inside it, so that
 		// it lands between reads and writes of a reconcile.
 		ops := 2 + rng.IntN(4)
 		killAt := rng.IntN(ops)
-		victim := reps[rng.IntN(len(reps))]
+		var victim *replica
 		for i := range ops {
 			if i == killAt {
 				time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+				victim = pickVictim(reps, rng)
+				if victim.leads() {
+					leaderKills++
+				}
 				victim.kill()
 			}
 			if err := d.step(ctx); err != nil {
@@ -143,6 +148,7 @@ func TestControllerKills(t *testing.T) {
 	}
 	total.add("at the end", r)
 	total.log(t)
+	t.Logf("%d of %d kills hit the leader", leaderKills, kills)
 	movedBack, err := w.movedBack(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -337,4 +343,16 @@ func ignoreConflicts(err error) error {
 		return nil
 	}
 	return err
+}
+
+// pickVictim returns the replica that holds the leader lease, so that a
+// kill interrupts reconciles and hands the lease over, and a random one
+// while none holds it (between a kill and the next leader's election).
+func pickVictim(reps []*replica, rng *rand.Rand) *replica {
+	for _, r := range reps {
+		if r.leads() {
+			return r
+		}
+	}
+	return reps[rng.IntN(len(reps))]
 }

@@ -1,8 +1,10 @@
 package chaos_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,6 +83,8 @@ type replica struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+	// from is where the log of the current run starts.
+	from int64
 }
 
 // newReplica returns a stopped controller replica of the testbed in w; its
@@ -117,6 +121,10 @@ func (r *replica) start() {
 		r.t.Fatal(err)
 	}
 	defer f.Close()
+	from, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	cmd := exec.Command(r.bin, r.args...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -125,8 +133,26 @@ func (r *replica) start() {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	r.mu.Lock()
-	r.cmd, r.done = cmd, done
+	r.cmd, r.done, r.from = cmd, done, from
 	r.mu.Unlock()
+}
+
+// leads reports whether the replica runs and its current run has taken
+// the leader lease: client-go's leader election logs "Successfully
+// acquired lease" ("successfully" before v0.33), and a replica that loses
+// the lease exits.
+func (r *replica) leads() bool {
+	r.mu.Lock()
+	running, from := r.cmd != nil, r.from
+	r.mu.Unlock()
+	if !running {
+		return false
+	}
+	data, err := os.ReadFile(r.log)
+	if err != nil || int64(len(data)) < from {
+		return false
+	}
+	return bytes.Contains(data[from:], []byte("uccessfully acquired lease"))
 }
 
 // kill sends SIGKILL to the replica, if it runs, and waits for it to exit.
