@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,7 +26,6 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/cli"
 	"github.com/meridian-dev/meridian/internal/testbed"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
@@ -37,7 +39,7 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the install into a testbed in -short mode")
 	}
-	ctrllog.SetLogger(logr.Discard())
+	ctrllog.SetLogger(logr.Discard()) // this process's clients; the components log to their own
 	dir := filepath.Join(t.TempDir(), "testbed")
 	t.Cleanup(func() {
 		if _, err := testbed.Down(context.Background(), dir); err != nil {
@@ -74,8 +76,9 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 	}
 
 	// The controller does its job with the rights the chart gave it.
+	bin := testenv.MeridianBinary(t)
 	member := tb.Members()[0]
-	log, stopController := runAs(t, tb.Management(), "meridian-controller", "controller", "--namespace", "meridian-system")
+	log, stopController := runAs(t, bin, tb.Management(), "meridian-controller", "controller", "--namespace", "meridian-system")
 	holds(t, mgmt, "meridian-controller", log)
 	memberClient, err := member.Client()
 	if err != nil {
@@ -106,11 +109,19 @@ func TestMeridianChartInstallsIntoTheTestbed(t *testing.T) {
 	log.noneForbidden(t)
 
 	install(t, member, "meridian-agent", "--set", "controller.enabled=false,agent.enabled=true")
-	agentLog, stopAgent := runAs(t, member, "meridian-agent-agent", "agent", "--namespace", "meridian-system", "--cluster-id", member.Name)
+	agentLog, stopAgent := runAs(t, bin, member, "meridian-agent-agent", "agent", "--namespace", "meridian-system", "--cluster-id", member.Name)
 	holds(t, memberClient, "meridian-agent."+member.Name, agentLog)
 	// The agent watches nodes, pods, peers and advertisements from the
-	// start; a right it lacks shows within a few list attempts.
-	time.Sleep(10 * time.Second)
+	// start: every controller it started has synced its caches (a list it
+	// may not make never syncs) before the log is searched.
+	testenv.Eventually(t, time.Minute, "every controller of the agent synced", func() string {
+		l := agentLog.String()
+		started, working := strings.Count(l, "Starting Controller"), strings.Count(l, "Starting workers")
+		if started == 0 || working < started {
+			return fmt.Sprintf("%d controllers started, %d synced and working; log: %s", started, working, agentLog.tail())
+		}
+		return ""
+	})
 	agentLog.noneForbidden(t)
 	// Both stop before their rights are uninstalled.
 	stopController()
@@ -161,11 +172,12 @@ func (b *logBuffer) noneForbidden(t *testing.T) {
 	}
 }
 
-// runAs runs `meridian ARGS` against c as the chart's service account
+// runAs runs `meridian ARGS` (the executable bin, as its own process, so
+// that its log is its own) against c as the chart's service account
 // account in meridian-system (the administrator's kubeconfig impersonating
 // it, so that only the rights the chart bound apply), with leader election,
 // until stop is called or t ends; it returns the component's log.
-func runAs(t *testing.T, c *testbed.Cluster, account string, args ...string) (log *logBuffer, stop func()) {
+func runAs(t *testing.T, bin string, c *testbed.Cluster, account string, args ...string) (log *logBuffer, stop func()) {
 	t.Helper()
 	cfg, err := clientcmd.Load(c.Kubeconfig)
 	if err != nil {
@@ -179,21 +191,28 @@ func runAs(t *testing.T, c *testbed.Cluster, account string, args ...string) (lo
 		t.Fatal(err)
 	}
 	log = &logBuffer{}
-	cmd := cli.NewRootCommand()
-	cmd.SetArgs(append(args, "--kubeconfig", path, "--leader-elect=true", "--metrics-bind-address=0", "--health-probe-bind-address=0"))
-	cmd.SetOut(log)
-	cmd.SetErr(log)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := cmd.ExecuteContext(ctx); err != nil && ctx.Err() == nil {
-			t.Errorf("meridian %s as %s stopped: %v", args[0], account, err)
-		}
-	}()
+	cmd := exec.Command(bin, append(args, "--kubeconfig", path, "--leader-elect=true", "--metrics-bind-address=0", "--health-probe-bind-address=0")...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("failed to run meridian %s: %v", args[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var once sync.Once
 	stop = func() {
-		cancel()
-		<-done
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("meridian %s as %s: %v; log: %s", args[0], account, err, log.tail())
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Errorf("meridian %s as %s did not stop within 30s of SIGTERM", args[0], account)
+			}
+		})
 	}
 	t.Cleanup(stop)
 	return log, stop
