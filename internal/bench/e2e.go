@@ -455,6 +455,6 @@ func Table(w io.Writer, results []Result, runs int) error {
 	_, err := fmt.Fprintf(w, "\nMedian of %d runs each, from the MultiClusterDeployment's creation; pods created, bound and Running are the members' own work\n"+
 		"(ReplicaSet controller, kube-scheduler, kwok) after their Deployments exist; members alone is the same member Deployments\n"+
 		"created directly, without Meridian, until every pod is Running. Pods of 0.5 CPU and 512Mi with bursting nearest-first,\n"+
-		"on the seed001 testbed (kwok nodes).\n", runs)
+		"on the testbed's kwok nodes.\n", runs)
 	return err
 }

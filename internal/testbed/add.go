@@ -154,6 +154,8 @@ func (l layout) addCluster(ctx context.Context, st *state, spec ClusterSpec) (*A
 	st.Clusters = append(st.Clusters, clusterState{
 		Name: spec.Name, Index: index, Role: RoleMember, Ports: ports[0],
 		Region: spec.Region, Zone: spec.Zone, SchedulerConfig: spec.SchedulerConfig, SchedulerBinary: spec.SchedulerBinary, Added: true, Phase: PhaseStarting,
+		// As the testbed's own clusters.
+		KubeAPIQPS: st.Clusters[0].KubeAPIQPS, KubeAPIBurst: st.Clusters[0].KubeAPIBurst,
 	})
 	// Recorded before anything starts, so that Down and a later
 	// AddCluster find the cluster even if this process dies half-way.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -107,13 +108,14 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 			{Key: "manage-nodes-with-annotation-selector", Value: kwokNodeAnnotation + "=fake"},
 		},
 	}}
-	// kube-controller-manager's client limits as clusters sized for
-	// bursts raise them: upstream's 20 requests a second (burst 30) make a
-	// ReplicaSet's pods wait on the client once the burst is spent, 0.75 s
-	// for 10 pods created back to back against 0.15 s (docs/testbed.md).
+	// kube-controller-manager's client limits (Profile.ControllerManager).
+	qps, burst := cs.KubeAPIQPS, cs.KubeAPIBurst
+	if qps == 0 {
+		qps, burst = DefaultKubeAPIQPS, DefaultKubeAPIBurst
+	}
 	patches = append(patches, kwokctlComponentPatch{
 		Name:      "kube-controller-manager",
-		ExtraArgs: []kwokctlExtraArg{{Key: "kube-api-qps", Value: "200"}, {Key: "kube-api-burst", Value: "300"}},
+		ExtraArgs: []kwokctlExtraArg{{Key: "kube-api-qps", Value: strconv.Itoa(qps)}, {Key: "kube-api-burst", Value: strconv.Itoa(burst)}},
 	})
 	if cs.SchedulerConfig != "" {
 		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)

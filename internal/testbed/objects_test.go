@@ -188,6 +188,12 @@ func TestKwokctlConfiguration(t *testing.T) {
 			wantAbsent: []string{"kubeSchedulerBinary: /bin/k8s/kube-scheduler"},
 		},
 		{
+			name:       "member with upstream's controller-manager limits",
+			cluster:    clusterState{Name: "member-2", Index: 2, Role: RoleMember, Ports: withMetricsServer(ports, 20007), KubeAPIQPS: 20, KubeAPIBurst: 30},
+			want:       []string{"- key: kube-api-qps\n    value: \"20\"", "- key: kube-api-burst\n    value: \"30\""},
+			wantAbsent: []string{"value: \"200\""},
+		},
+		{
 			name:       "management",
 			cluster:    clusterState{Name: "management", Index: 0, Role: RoleManagement, Ports: ports},
 			want:       append(slices.Clone(common), "value: 10.0.0.1/16"),

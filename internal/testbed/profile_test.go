@@ -84,6 +84,24 @@ func TestProfilesAreValid(t *testing.T) {
 	}
 }
 
+// TestExampleProfilesAreValid loads every testbed profile in examples/.
+func TestExampleProfilesAreValid(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "testbed", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example profiles: %v", err)
+	}
+	for _, f := range files {
+		p, err := LoadProfile(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if p.Description == "" {
+			t.Errorf("%s has no description", f)
+		}
+	}
+}
+
 func TestUniform(t *testing.T) {
 	tests := []struct {
 		name string
@@ -188,6 +206,18 @@ latencyMs:
 				`latencyMs.a.d: "d" is not a cluster of the profile`,
 				`latencyMs.b.c: -1 must be a positive number of milliseconds`,
 				`latencyMs: no latency between "a" and "c": give every pair, in either direction`,
+			},
+		},
+		{
+			name: "bad controller-manager limits",
+			yaml: `name: x
+clusters:
+  - {name: a, nodes: [{count: 1, cpu: "1", memory: 1Gi}]}
+controllerManager: {kubeAPIQPS: 0, kubeAPIBurst: -1}
+`,
+			want: []string{
+				`controllerManager.kubeAPIQPS: 0 must be at least 1`,
+				`controllerManager.kubeAPIBurst: -1 must be at least kubeAPIQPS (0)`,
 			},
 		},
 	}

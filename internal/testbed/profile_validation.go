@@ -92,6 +92,14 @@ func (p *Profile) Validate() error {
 	if p.Sharing != nil {
 		errs = append(errs, p.Sharing.validate(p)...)
 	}
+	if cm := p.ControllerManager; cm != nil {
+		if cm.KubeAPIQPS < 1 {
+			add("controllerManager.kubeAPIQPS: %d must be at least 1 (upstream's default is 20, the testbed's %d)", cm.KubeAPIQPS, DefaultKubeAPIQPS)
+		}
+		if cm.KubeAPIBurst < cm.KubeAPIQPS {
+			add("controllerManager.kubeAPIBurst: %d must be at least kubeAPIQPS (%d)", cm.KubeAPIBurst, cm.KubeAPIQPS)
+		}
+	}
 	if len(p.LatencyMs) > 0 {
 		for _, a := range sortedKeys(p.LatencyMs) {
 			if !seen[a] {

@@ -59,6 +59,11 @@ type clusterState struct {
 	// SchedulerBinary is the member's own kube-scheduler binary, when it
 	// has one (ClusterSpec.SchedulerBinary).
 	SchedulerBinary string `json:"schedulerBinary,omitempty"`
+	// KubeAPIQPS and KubeAPIBurst are the kube-controller-manager's client
+	// limits (Profile.ControllerManager); zero in a state written before
+	// they were recorded, which means the defaults.
+	KubeAPIQPS   int `json:"kubeAPIQPS,omitempty"`
+	KubeAPIBurst int `json:"kubeAPIBurst,omitempty"`
 	// Added is true for a member AddCluster started on the running
 	// testbed, outside its profile.
 	Added bool `json:"added,omitempty"`

@@ -145,12 +145,13 @@ func Up(ctx context.Context, o Options) (*Testbed, error) {
 		KubernetesVersion: version,
 		Phase:             PhaseStarting,
 		StartedAt:         time.Now().UTC().Truncate(time.Second),
-		Clusters:          []clusterState{{Name: ManagementCluster, Role: RoleManagement, Ports: ports[0]}},
 	}
+	qps, burst := o.Profile.controllerManagerLimits()
+	st.Clusters = append(st.Clusters, clusterState{Name: ManagementCluster, Role: RoleManagement, Ports: ports[0], KubeAPIQPS: qps, KubeAPIBurst: burst})
 	for i, m := range o.Profile.Clusters {
 		st.Clusters = append(st.Clusters, clusterState{
 			Name: m.Name, Index: i + 1, Role: RoleMember, Ports: ports[i+1], Nodes: m.NodeCount(),
-			Region: m.Region, Zone: m.Zone,
+			Region: m.Region, Zone: m.Zone, KubeAPIQPS: qps, KubeAPIBurst: burst,
 		})
 	}
 	// Written before anything starts, so that Down finds the testbed even
