@@ -195,16 +195,25 @@ func measure(ctx context.Context, mgmt client.Client, members map[string]client.
 	if err := mgmt.Delete(ctx, mcd); err != nil {
 		return 0, 0, "", nil, fmt.Errorf("failed to delete: %w", err)
 	}
+	gone := func() bool { return apierrors.IsNotFound(mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got)) }
+	if err := waitClean(ctx, members, mcd.Name, gone); err != nil {
+		return 0, 0, "", nil, err
+	}
+	return deployed, running, clusters, shares, nil
+}
+
+// waitClean waits until gone holds and the members hold no pod of name:
+// terminating pods still hold their nodes' room, so that the next case
+// would not start on empty members.
+func waitClean(ctx context.Context, members map[string]client.Client, name string, gone func() bool) error {
 	for {
-		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(mcd), got); apierrors.IsNotFound(err) {
-			// Terminating pods still hold their nodes' room: wait them out,
-			// so that the next case starts on empty members.
-			if _, _, pods, err := observe(ctx, members, mcd.Name); err == nil && pods == 0 {
-				return deployed, running, clusters, shares, nil
+		if gone() {
+			if _, _, pods, err := observe(ctx, members, name); err == nil && pods == 0 {
+				return nil
 			}
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return 0, 0, "", nil, fmt.Errorf("members not clean after deletion: %w", err)
+			return fmt.Errorf("members not clean after deletion: %w", err)
 		}
 	}
 }
@@ -255,7 +264,7 @@ func measureAlone(ctx context.Context, members map[string]client.Client, name st
 		return 0, err
 	}
 	var running time.Duration
-	for running == 0 {
+	for {
 		_, n, _, err := observe(ctx, members, name)
 		if err != nil {
 			return 0, err
@@ -273,14 +282,7 @@ func measureAlone(ctx context.Context, members map[string]client.Client, name st
 			return 0, fmt.Errorf("failed to delete Deployment in %s: %w", cluster, err)
 		}
 	}
-	for {
-		if _, _, pods, err := observe(ctx, members, name); err == nil && pods == 0 {
-			return running, nil
-		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return 0, fmt.Errorf("members not clean after deletion: %w", err)
-		}
-	}
+	return running, waitClean(ctx, members, name, func() bool { return true })
 }
 
 // watchMembers returns, per member, a reader of the benchmark's namespace
