@@ -73,6 +73,10 @@ type PullBack struct {
 	Interval time.Duration
 	// Last is when this workload was last considered; zero if never.
 	Last time.Time
+	// LeaveCloud names the cloud clusters whose provisioner forecasts a
+	// settled demand (provision.Settled): their replicas may go to any
+	// member cluster the workload's placement allows, not only home.
+	LeaveCloud map[string]bool
 }
 
 // DeploymentInput is everything one pass of a MultiClusterDeployment
@@ -113,6 +117,9 @@ type DeploymentPlan struct {
 	// MovedBack is how many replicas the plan brings back to the preferred
 	// clusters that they do not run yet.
 	MovedBack int32
+	// LeftCloud is how many replicas the plan moves out of cloud clusters
+	// named in PullBack.LeaveCloud, home or to other member clusters.
+	LeftCloud int32
 	// PullBackConsidered says the pass considered a pull-back: the caller
 	// records Now as PullBack.Last for the next pass.
 	PullBackConsidered bool
@@ -173,7 +180,15 @@ func Deployment(ctx context.Context, placer Placer, in DeploymentInput) (*Deploy
 	p.rebalances = placer.Rebalances(w.Policy)
 	if pb := in.PullBack; pb != nil && !p.rebalances && pullBackDue(pb, in.Now) {
 		p.PullBackConsidered = true
-		moved := pullBack(p, in.Snapshot, in.Members)
+		left, err := leaveCloud(ctx, placer, p, in.Snapshot, pb.LeaveCloud)
+		if err != nil {
+			return nil, err
+		}
+		moved := left
+		if left == 0 {
+			moved = pullBack(p, in.Snapshot, in.Members)
+		}
+		p.LeftCloud = left
 		p.MovedBack = newAtHome(&w, moved, p.Target, in.Members)
 	}
 	p.Rollout = rollout(p, in.Members)

@@ -238,3 +238,82 @@ func TestDeploymentTellsAnInvalidSpecFromAFailure(t *testing.T) {
 		t.Errorf("cancelled context: error %v, want one that is not an invalid spec", err)
 	}
 }
+
+// TestDeploymentLeavesASettledCloud checks the re-scheduler's moves out of
+// a cloud cluster whose provisioner forecasts a settled demand: every
+// member cluster with room takes replicas, home first, as the workload's
+// policy orders them; while the demand rises only home does.
+func TestDeploymentLeavesASettledCloud(t *testing.T) {
+	framework, err := plugins.NewFramework()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCloud := func(homeBusy, farBusy int64) *placement.Snapshot {
+		cloud := cluster("cloud", 2, 1500)
+		cloud.Cloud = true
+		lat := placement.Latency{
+			"home": {"near": 2 * time.Millisecond, "far": 20 * time.Millisecond, "cloud": 5 * time.Millisecond},
+			"near": {"far": 18 * time.Millisecond, "cloud": 4 * time.Millisecond},
+			"far":  {"cloud": 15 * time.Millisecond},
+		}
+		// near has room for 1 replica; home and far as busy says.
+		return placement.NewSnapshot([]placement.Cluster{cluster("home", 1, homeBusy), cluster("near", 1, 1000), cluster("far", 1, farBusy), cloud}, lat, nil)
+	}
+	members := map[string]decide.Member{"home": running(2), "near": empty(), "far": empty(), "cloud": running(3)}
+	settled := map[string]bool{"cloud": true}
+	tests := []struct {
+		name      string
+		workload  *placement.Workload
+		snap      *placement.Snapshot
+		leave     map[string]bool
+		want      map[string]int32
+		movedBack int32
+		leftCloud int32
+	}{{
+		name:     "settled: the cloud's replicas go to every member with room, nearest first",
+		workload: home(5), snap: withCloud(2000, 0), leave: settled,
+		want: map[string]int32{"home": 2, "near": 1, "far": 2, "cloud": 0}, leftCloud: 3,
+	}, {
+		name:     "settled: home first, when it has room",
+		workload: home(5), snap: withCloud(0, 0), leave: settled,
+		want: map[string]int32{"home": 4, "near": 1, "cloud": 0}, movedBack: 2, leftCloud: 3,
+	}, {
+		name:     "settled: what fits no member stays in the cloud",
+		workload: home(5), snap: withCloud(2000, 2000), leave: settled,
+		want: map[string]int32{"home": 2, "near": 1, "cloud": 2}, leftCloud: 1,
+	}, {
+		name:     "rising: only home takes replicas back, and it is full",
+		workload: home(5), snap: withCloud(2000, 0),
+		want: map[string]int32{"home": 2, "cloud": 3},
+	}, {
+		name:     "rising: home takes what it has room for",
+		workload: home(5), snap: withCloud(0, 0),
+		want: map[string]int32{"home": 4, "cloud": 1}, movedBack: 2,
+	}, {
+		name: "a cloud cluster the workload prefers is home: its replicas stay",
+		workload: func() *placement.Workload {
+			w := home(5)
+			w.Locations = []string{"home", "cloud"}
+			return w
+		}(),
+		snap: withCloud(2000, 0), leave: settled,
+		want: map[string]int32{"home": 2, "cloud": 3},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := decide.Deployment(t.Context(), framework, decide.DeploymentInput{
+				Workload: tc.workload, Members: members, Snapshot: tc.snap, Now: t0, Timing: decide.DefaultTiming,
+				PullBack: &decide.PullBack{Interval: time.Minute, LeaveCloud: tc.leave},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, p.Target); diff != "" {
+				t.Errorf("Target (-want +got):\n%s", diff)
+			}
+			if p.MovedBack != tc.movedBack || p.LeftCloud != tc.leftCloud {
+				t.Errorf("MovedBack, LeftCloud = %d, %d, want %d, %d", p.MovedBack, p.LeftCloud, tc.movedBack, tc.leftCloud)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package decide
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -61,6 +64,60 @@ func pullBack(p *DeploymentPlan, snap *placement.Snapshot, members map[string]Me
 		moved += mv.Replicas
 	}
 	return moved
+}
+
+// leaveCloud moves the replicas that run in the cloud clusters of leave
+// (whose provisioners forecast a settled demand) to the member clusters,
+// home first, where they have room now: the workload's own policy places
+// them again, as if they were new, with those cloud clusters closed to
+// them. The rollout adds them in the members before it removes them in the
+// cloud, whose emptied nodes the provisioner then removes. It returns how
+// many replicas it moves; those that fit no member stay. While the demand
+// rises, the same room in the members is what bursts land in at no cost,
+// so the replicas stay in the cloud and only go home (pullBack). A cloud
+// cluster the workload prefers is home, and is left alone.
+func leaveCloud(ctx context.Context, placer Placer, p *DeploymentPlan, snap *placement.Snapshot, leave map[string]bool) (int32, error) {
+	w := p.Workload
+	var out int32
+	again := *w
+	again.Current = map[string]int32{}
+	again.Full = maps.Clone(w.Full)
+	if again.Full == nil {
+		again.Full = map[string]bool{}
+	}
+	for name, n := range p.Target {
+		n -= p.Held[name]
+		if leave[name] && n > 0 && !slices.Contains(w.Locations, name) {
+			out += n
+			again.Full[name] = true
+			continue
+		}
+		again.Current[name] = n
+	}
+	if out == 0 {
+		return 0, nil
+	}
+	d, err := placer.Place(ctx, snap, &again)
+	if err != nil {
+		return 0, fmt.Errorf("failed to place the replicas of settled cloud clusters again: %w", err)
+	}
+	var moved int32
+	for _, a := range d.Assignments {
+		if grown := min(a.Replicas-again.Current[a.Cluster], out-moved); grown > 0 && !again.Full[a.Cluster] {
+			p.Target[a.Cluster] += grown
+			moved += grown
+		}
+	}
+	left := moved
+	for _, name := range slices.Sorted(maps.Keys(again.Full)) {
+		if !leave[name] || left == 0 {
+			continue
+		}
+		take := min(p.Target[name]-p.Held[name], left)
+		p.Target[name] -= take
+		left -= take
+	}
+	return moved, nil
 }
 
 // newAtHome is how many of the moved replicas the preferred members do not

@@ -31,12 +31,19 @@ func (t *trend) add(at time.Time, d, largest placement.Resources) {
 
 // forecast is the latest demand plus the rising part of the least-squares
 // slope over the window times lead.
+// known reports whether the history is long enough to forecast from:
+// three samples over half the window.
+func (t *trend) known() bool {
+	n := len(t.samples)
+	return n >= 3 && t.samples[n-1].at.Sub(t.samples[0].at) >= t.window/2
+}
+
 func (t *trend) forecast(lead time.Duration) placement.Resources {
 	if len(t.samples) == 0 {
 		return placement.Resources{}
 	}
 	last := t.samples[len(t.samples)-1].demand
-	if len(t.samples) < 3 || last.Pods == 0 || t.samples[len(t.samples)-1].at.Sub(t.samples[0].at) < t.window/2 {
+	if !t.known() || last.Pods == 0 {
 		// Too short a history to tell a trend from the start of the run.
 		return last
 	}

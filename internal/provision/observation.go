@@ -145,7 +145,25 @@ type Decision struct {
 	Drain []string
 	// Reason explains the decision in words.
 	Reason string
+	// Trend is what the predictive mode forecasts of the demand over the
+	// node delay; empty in reactive mode, which forecasts nothing, and
+	// until the history spans half the trend window (after a restart too).
+	Trend Trend
 }
+
+// Trend is the predictive mode's forecast of the demand.
+type Trend string
+
+const (
+	// Rising: the forecast expects more replicas over the node delay than
+	// the cloud and the members hold room for now.
+	Rising Trend = "Rising"
+	// Settled: the forecast expects no rise over the node delay, so room
+	// that replicas leave need not be kept for bursts: the predictive mode
+	// then consolidates busy nodes, and the re-scheduler moves replicas out
+	// of the cloud cluster to any member cluster with room.
+	Settled Trend = "Settled"
+)
 
 // Groups puts new nodes in words, one group per node pool: "1 node in
 // pool m1.large", "2 nodes in pool m1.large and 1 node in pool m1.xlarge".

@@ -38,9 +38,21 @@ func New(cfg Config) *Provisioner {
 // Config returns the provisioner's configuration.
 func (p *Provisioner) Config() Config { return p.cfg }
 
-// Decide returns what to do now.
+// Decide returns what to do now, and the demand's trend once the history
+// is long enough to forecast from.
 func (p *Provisioner) Decide(o Observation) Decision {
 	p.trend.add(o.Now, o.Demand, largestSize(o.Sizes))
+	d := p.decide(o)
+	if p.cfg.Mode == Predictive && p.trend.known() {
+		d.Trend = Rising
+		if p.settled(o) {
+			d.Trend = Settled
+		}
+	}
+	return d
+}
+
+func (p *Provisioner) decide(o Observation) Decision {
 	conds := p.conditions(o)
 	switch {
 	case o.Cloud == nil:

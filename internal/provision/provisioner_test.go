@@ -257,14 +257,44 @@ func TestProvisioner(t *testing.T) {
 }
 
 // decideSteps has p decide on each step's observation at its time, in
-// order, and reports the decisions that differ from the step's.
+// order, and reports the decisions that differ from the step's; the
+// trend is TestTrend's.
 func decideSteps(t *testing.T, p *Provisioner, steps []step) {
 	t.Helper()
 	for _, s := range steps {
 		s.obs.Now = start.Add(s.at)
 		got := p.Decide(s.obs)
+		got.Trend = ""
 		if diff := cmp.Diff(s.want, got); diff != "" {
 			t.Errorf("at %v (-want +got):\n%s", s.at, diff)
+		}
+	}
+}
+
+// TestTrend checks the trend a decision reports: none in reactive mode or
+// before the history spans half the window, Rising while the forecast
+// expects a rise over the node delay, Settled once it does not.
+func TestTrend(t *testing.T) {
+	var free []placement.Resources
+	for range 10 {
+		free = append(free, cpu(1000))
+	}
+	demand := []int64{40, 44, 48, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52}
+	want := map[Mode][]Trend{
+		Reactive:   {"", "", "", "", "", "", "", "", "", "", "", "", ""},
+		// The 10-minute window holds only the flat demand from minute 16 on.
+		Predictive: {"", "", "", Rising, Rising, Rising, Rising, Rising, Settled, Settled, Settled, Settled, Settled},
+	}
+	for mode, trends := range want {
+		p := New(config(mode))
+		var got []Trend
+		for i, n := range demand {
+			o := rising(n, free)
+			o.Now = start.Add(time.Duration(i) * 2 * time.Minute)
+			got = append(got, p.Decide(o).Trend)
+		}
+		if diff := cmp.Diff(trends, got); diff != "" {
+			t.Errorf("%s: trends every 2 minutes (-want +got):\n%s", mode, diff)
 		}
 	}
 }

@@ -64,6 +64,7 @@ func (w *world) provisioner() {
 	obs := provision.Observe(w.provisionInput())
 	w.continueDrains()
 	d := w.prov.Decide(obs)
+	w.trend = d.Trend
 	switch d.Action {
 	case provision.ProvisionCluster:
 		w.provisionCloud(d)

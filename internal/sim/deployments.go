@@ -5,6 +5,7 @@ import (
 
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
 )
 
@@ -54,6 +55,9 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 	}
 	if w.pol.Rescheduler {
 		in.PullBack = &decide.PullBack{Interval: w.sc.Controllers.ReschedulerPeriod, Last: wl.lastPullBack}
+		if c := w.cloud; c != nil && c.member != nil && w.trend == provision.Settled {
+			in.PullBack.LeaveCloud = map[string]bool{c.member.Name: true}
+		}
 	}
 	start := time.Now()
 	p, err := decide.Deployment(w.ctx, w.placer, in)
@@ -78,10 +82,13 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 	for _, name := range p.Rollout.Shrink {
 		w.writeMember(wl, name, p.Target[name])
 	}
-	if p.MovedBack > 0 {
-		w.movedBack += int(p.MovedBack)
+	if p.LeftCloud > 0 {
+		w.leftCloud += int(p.LeftCloud)
+		w.event(EventLeftCloud, "%d replicas of %s leave the cloud cluster for member clusters with room (%d of them home): the provisioner forecasts no rise", p.LeftCloud, wl.spec.Key, p.MovedBack)
+	} else if p.MovedBack > 0 {
 		w.event(EventPulledBack, "%d replicas of %s move back to their preferred clusters", p.MovedBack, wl.spec.Key)
 	}
+	w.movedBack += int(p.MovedBack)
 	after := p.RequeueAfter
 	if wl.load != nil && wl.spec.Policy == placement.PolicyTrafficAware {
 		after = min(after, w.sc.Controllers.TrafficInterval)

@@ -154,6 +154,7 @@ func (r *recorder) summary() Summary {
 		CloudReadyAtSeconds:       r.readyAt,
 		CloudRemovedAtSeconds:     r.removedAt,
 		ReplicasMovedBack:         w.movedBack,
+		ReplicasLeftCloud:         w.leftCloud,
 		Decisions:                 len(w.decisions),
 		JobsCompleted:             w.completed,
 		PodsEvicted:               w.evicted,

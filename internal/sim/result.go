@@ -67,6 +67,10 @@ type Summary struct {
 	// ReplicasMovedBack counts the replicas the re-scheduler pulled back
 	// to their preferred clusters.
 	ReplicasMovedBack int `json:"replicasMovedBack"`
+	// ReplicasLeftCloud counts the replicas the re-scheduler moved out of
+	// the cloud cluster while its provisioner forecast a settled demand
+	// (home or to other member clusters).
+	ReplicasLeftCloud int `json:"replicasLeftCloud"`
 	// Decisions is how many times the placement framework was called, and
 	// DecisionP50Seconds and DecisionP99Seconds the wall time of one call
 	// (the only numbers that vary between runs with the same seed; zero for
@@ -112,6 +116,7 @@ const (
 	EventNodesReady        = "NodesReady"
 	EventNodesRemoved      = "NodesRemoved"
 	EventPulledBack        = "PulledBack"
+	EventLeftCloud         = "LeftCloud"
 )
 
 // Series are the sampled time series of one policy's run.

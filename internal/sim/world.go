@@ -44,6 +44,9 @@ type world struct {
 	latency placement.Latency
 	cloud   *cloudState
 	prov    *provision.Provisioner
+	// trend is the provisioner's forecast at its last pass, as the
+	// CloudProvisioner's status.demandTrend shows it.
+	trend provision.Trend
 
 	active  []*mcWorkload // in submission order
 	byKey   map[string]*mcWorkload
@@ -66,6 +69,7 @@ type world struct {
 	rec       *recorder
 	decisions []time.Duration
 	movedBack int
+	leftCloud int
 	// scheduledGone counts the replicas bound in clusters since removed.
 	scheduledGone map[string]int
 	completed     int

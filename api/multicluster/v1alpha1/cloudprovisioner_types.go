@@ -236,6 +236,19 @@ const (
 	PhaseDeprovisioning CloudProvisionerPhase = "Deprovisioning"
 )
 
+// DemandTrend is what the predictive mode forecasts of the demand.
+// +kubebuilder:validation:Enum=Rising;Settled
+type DemandTrend string
+
+// The demand trends of the predictive mode.
+const (
+	// DemandRising: the forecast expects more replicas over the node delay
+	// than there is room for now.
+	DemandRising DemandTrend = "Rising"
+	// DemandSettled: the forecast expects no rise over the node delay.
+	DemandSettled DemandTrend = "Settled"
+)
+
 // CloudProvisionerStatus is the cloud cluster's life so far.
 type CloudProvisionerStatus struct {
 	// conditions: Ready when the cloud cluster is joined.
@@ -288,6 +301,17 @@ type CloudProvisionerStatus struct {
 	// emptySince is when the cloud cluster last became empty.
 	// +optional
 	EmptySince *metav1.Time `json:"emptySince,omitempty"`
+
+	// demandTrend is what the predictive mode forecast of the demand at the
+	// last decision: Rising, or Settled when it expects no rise over the
+	// node delay; empty in reactive mode. While it is Settled, an active
+	// MultiClusterRescheduler moves replicas out of this cloud cluster to
+	// any member cluster their placement allows that has room, not only
+	// back to their preferred clusters, so that the cloud's nodes empty
+	// and are removed; while it rises, that room in the members is kept for
+	// the bursts the forecast expects.
+	// +optional
+	DemandTrend DemandTrend `json:"demandTrend,omitempty"`
 }
 
 // NodePoolStatus is what one node pool of the cloud cluster has.

@@ -200,6 +200,7 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 	}
 	p := r.provisioner(cp, flavors)
 	d := p.Decide(obs)
+	cp.Status.DemandTrend = multiclusterv1alpha1.DemandTrend(d.Trend)
 	cp.Status.EmptySince = nil
 	if t := p.IdleSince(); !t.IsZero() && obs.Cloud != nil {
 		cp.Status.EmptySince = &metav1.Time{Time: t}

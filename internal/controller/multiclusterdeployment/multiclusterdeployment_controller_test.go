@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -457,5 +458,70 @@ func TestReschedulerBringsReplicasHome(t *testing.T) {
 			return fmt.Sprintf("summary %q", d.Status.Summary)
 		}
 		return ""
+	})
+}
+
+// TestReschedulerEmptiesASettledCloud checks that replicas burst to a cloud
+// cluster stay there while its CloudProvisioner forecasts a rising demand,
+// and move to any member cluster with room, added there first, once it
+// forecasts a settled one.
+func TestReschedulerEmptiesASettledCloud(t *testing.T) {
+	h := setup(t,
+		memberSpec{nodes: []string{"2"}, latencies: map[string]time.Duration{"cluster2": 5 * time.Millisecond, "cluster3": 2 * time.Millisecond}},
+		memberSpec{nodes: []string{"500m"}, latencies: map[string]time.Duration{"cluster3": 4 * time.Millisecond}},
+		memberSpec{nodes: []string{"4"}, cloud: true},
+	)
+	h.create(t, mcd("burst", 6, "1", multiclusterv1alpha1.Placement{
+		Locations: []multiclusterv1alpha1.ClusterName{"cluster1"}, Substitution: &multiclusterv1alpha1.Substitution{Enabled: true}, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true},
+	}))
+	// cluster2 has no room for a replica yet: what home does not hold
+	// bursts to the cloud.
+	h.waitFor(t, "burst", map[string]int32{"cluster1": 2, "cluster3": 4})
+
+	mcr := &multiclusterv1alpha1.MultiClusterRescheduler{ObjectMeta: metav1.ObjectMeta{Name: "mcr1"}}
+	mcr.Spec.Interval = &metav1.Duration{Duration: time.Second}
+	if err := h.mgmt.Create(t.Context(), mcr); err != nil {
+		t.Fatal(err)
+	}
+	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Namespace: "meridian-system", Name: "cp1"}}
+	cp.Spec.CloudClusterName = "cluster3"
+	cp.Spec.Provider, cp.Spec.Backend = "Testbed", multiclusterv1alpha1.BackendTestbed
+	cp.Spec.Region, cp.Spec.MaxNodes = "local", 4
+	cp.Spec.Flavors = []multiclusterv1alpha1.CloudFlavor{{Name: "m1-large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}}
+	if err := h.mgmt.Create(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	setTrend := func(trend multiclusterv1alpha1.DemandTrend) {
+		cp.Status.Phase, cp.Status.DemandTrend = multiclusterv1alpha1.PhaseReady, trend
+		if err := h.mgmt.Status().Update(t.Context(), cp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setTrend(multiclusterv1alpha1.DemandRising)
+
+	// While the demand rises, room outside home is kept for bursts.
+	addNode(t, h.members["cluster2"].Client, "cluster2-node2", "4")
+	time.Sleep(3 * time.Second)
+	if diff := cmp.Diff(map[string]int32{"cluster1": 2, "cluster3": 4}, h.memberReplicas(t, "burst")); diff != "" {
+		t.Fatalf("replicas left the cloud while its demand rises (-want +got):\n%s", diff)
+	}
+
+	// Settled: the cloud's replicas go to the member with room.
+	setTrend(multiclusterv1alpha1.DemandSettled)
+	h.waitFor(t, "burst", map[string]int32{"cluster1": 2, "cluster2": 4})
+	eventually(t, "the move explained", func() string {
+		if d := h.get(t, "burst"); d.Status.Summary != "cluster1=2,cluster2=4" {
+			return fmt.Sprintf("summary %q", d.Status.Summary)
+		}
+		var evs eventsv1.EventList
+		if err := h.mgmt.List(t.Context(), &evs, client.InNamespace("shop")); err != nil {
+			return err.Error()
+		}
+		for _, e := range evs.Items {
+			if e.Reason == "LeftCloud" && strings.Contains(e.Note, "4 replicas leave settled cloud clusters for member clusters with room, 0 of them home") {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%d events, none LeftCloud", len(evs.Items))
 	})
 }

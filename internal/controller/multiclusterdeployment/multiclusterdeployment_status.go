@@ -47,7 +47,10 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 		}
 	}
 	st.Clusters = clusterDecisions(mcd, p, members)
-	if p.MovedBack > 0 {
+	switch {
+	case p.LeftCloud > 0:
+		r.event(mcd, corev1.EventTypeNormal, "LeftCloud", "%d replicas leave settled cloud clusters for member clusters with room, %d of them home (added there before they are removed in the cloud)", p.LeftCloud, p.MovedBack)
+	case p.MovedBack > 0:
 		r.event(mcd, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.MovedBack)
 	}
 	if st.Summary != prevSummary {

@@ -28,6 +28,10 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	}
 	traffic := r.traffic(ctx, mcd)
 	mcr := r.rescheduler(ctx)
+	var leave map[string]bool
+	if mcr != nil {
+		leave = r.settledClouds(ctx)
+	}
 	// From the snapshot to the assumption the decision takes its turn
 	// (placement.Assumptions.Turn), with every other workload's.
 	done := r.Assumptions.Turn()
@@ -38,6 +42,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		r.mu.Lock()
 		in.PullBack = &decide.PullBack{Interval: pullBackInterval(mcr), Last: r.lastPullBack[w.Key]}
 		r.mu.Unlock()
+		in.PullBack.LeaveCloud = leave
 	}
 	start := time.Now()
 	p, err := decide.Deployment(ctx, r.Framework, in)

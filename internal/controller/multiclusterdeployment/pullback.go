@@ -38,6 +38,27 @@ func (r *Reconciler) rescheduler(ctx context.Context) *multiclusterv1alpha1.Mult
 	return nil
 }
 
+// settledClouds names the cloud clusters whose CloudProvisioner is Ready
+// and forecasts a settled demand (status.demandTrend): the re-scheduler
+// may move their replicas to any member cluster with room.
+func (r *Reconciler) settledClouds(ctx context.Context) map[string]bool {
+	var list multiclusterv1alpha1.CloudProvisionerList
+	if err := r.Client.List(ctx, &list); err != nil {
+		log.FromContext(ctx).Error(err, "Failed to list CloudProvisioners")
+		return nil
+	}
+	var out map[string]bool
+	for _, cp := range list.Items {
+		if cp.Status.Phase == multiclusterv1alpha1.PhaseReady && cp.Status.DemandTrend == multiclusterv1alpha1.DemandSettled {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[string(cp.Spec.CloudClusterName)] = true
+		}
+	}
+	return out
+}
+
 func pullBackInterval(mcr *multiclusterv1alpha1.MultiClusterRescheduler) time.Duration {
 	if mcr.Spec.Interval != nil && mcr.Spec.Interval.Duration > 0 {
 		return mcr.Spec.Interval.Duration

@@ -29,6 +29,8 @@ import (
 type memberSpec struct {
 	nodes     []string
 	latencies map[string]time.Duration
+	// cloud marks the member a cloud cluster (spec.cloud).
+	cloud bool
 }
 
 type harness struct {
@@ -94,6 +96,7 @@ func setupWithOptions(t *testing.T, opts harness, specs ...memberSpec) *harness 
 		}
 		c := &multiclusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		c.Spec.KubeconfigSecretRef.Name = name
+		c.Spec.Cloud = sp.cloud
 		for other, d := range sp.latencies {
 			c.Spec.Latencies = append(c.Spec.Latencies, multiclusterv1alpha1.ClusterLatency{Cluster: multiclusterv1alpha1.ClusterName(other), RTT: metav1.Duration{Duration: d}})
 		}
