@@ -281,7 +281,7 @@ func TestTrend(t *testing.T) {
 	}
 	demand := []int64{40, 44, 48, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52}
 	want := map[Mode][]Trend{
-		Reactive:   {"", "", "", "", "", "", "", "", "", "", "", "", ""},
+		Reactive: {"", "", "", "", "", "", "", "", "", "", "", "", ""},
 		// The 10-minute window holds only the flat demand from minute 16 on.
 		Predictive: {"", "", "", Rising, Rising, Rising, Rising, Rising, Settled, Settled, Settled, Settled, Settled},
 	}
