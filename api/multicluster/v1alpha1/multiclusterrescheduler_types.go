@@ -40,7 +40,10 @@ type MultiClusterReschedulerStatus struct {
 
 // MultiClusterRescheduler periodically moves replicas that run on cloud or
 // substitute clusters only because their preferred clusters were full back
-// to those clusters once they have room.
+// to those clusters once they have room. Replicas in a cloud cluster whose
+// predictive CloudProvisioner reports status.demandTrend Settled also move
+// to any member cluster their placement allows that has room, so that the
+// cloud's nodes empty and are removed.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=mcr,categories=meridian
