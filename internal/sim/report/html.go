@@ -31,11 +31,11 @@ svg{background:#fff;border:1px solid #eee}
 Pending means asked for and not Running (Pending in a member cluster or unplaced); CPU allocation is the CPU
 requested by the pods assigned to a cluster, Running or Pending, over its allocatable CPU.</p>
 <table><tr><th>policy</th><th>pending max</th><th>pending mean</th><th>allocation max (cluster)</th><th>overall allocation max</th>
-<th>cloud CPU·h</th><th>cloud asked / ready / removed (min)</th><th>replicas moved back</th><th>decisions</th><th>decision p50</th><th>decision p99</th></tr>
+<th>cloud CPU·h</th><th>cloud asked / ready / removed (min)</th><th>replicas moved back</th><th>replicas left the cloud</th><th>decisions</th><th>decision p50</th><th>decision p99</th></tr>
 {{range .R.Policies}}<tr><td>{{.Policy}}</td><td>{{pct .MaxPendingFraction}}</td><td>{{pct .MeanPendingFraction}}</td>
 <td>{{pct .MaxClusterAllocation}} ({{.MaxClusterAllocationCluster}})</td><td>{{pct .MaxOverallAllocation}}</td><td>{{f1 .CloudCPUHours}}</td>
 <td>{{minutes .CloudProvisionedAtSeconds}} / {{minutes .CloudReadyAtSeconds}} / {{minutes .CloudRemovedAtSeconds}}</td>
-<td>{{.ReplicasMovedBack}}</td><td>{{.Decisions}}</td><td>{{dur .DecisionP50Seconds}}</td><td>{{dur .DecisionP99Seconds}}</td></tr>
+<td>{{.ReplicasMovedBack}}</td><td>{{.ReplicasLeftCloud}}</td><td>{{.Decisions}}</td><td>{{dur .DecisionP50Seconds}}</td><td>{{dur .DecisionP99Seconds}}</td></tr>
 {{end}}</table>
 <p>Raw series: <a href="{{.R.Scenario}}-series.json">{{.R.Scenario}}-series.json</a>{{range .R.Policies}}, <a href="{{$s.R.Scenario}}-{{.Policy}}.csv">{{.Policy}}.csv</a>{{end}}</p>
 {{range .Policies}}<div class="policy"><h3>{{.Name}}</h3><div class="charts">{{range .Charts}}{{.}}{{end}}</div>

@@ -54,18 +54,18 @@ func Table(out io.Writer, results ...*sim.Result) error {
 			traffic = traffic || p.TrafficLocalFraction != nil
 		}
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-		header := "policy\tpending max\tpending mean\talloc max (cluster)\talloc overall max\tcloud CPU·h\tcloud asked/ready/removed (min)\tmoved back\tdecisions\tdecide p50\tdecide p99\t"
+		header := "policy\tpending max\tpending mean\talloc max (cluster)\talloc overall max\tcloud CPU·h\tcloud asked/ready/removed (min)\tmoved back\tleft cloud\tdecisions\tdecide p50\tdecide p99\t"
 		if traffic {
 			header += "near users (RTT)\t"
 		}
 		fmt.Fprintln(tw, header)
 		for _, p := range r.Policies {
 			s := p.Summary
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%.1f\t%s/%s/%s\t%d\t%d\t%s\t%s\t",
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%.1f\t%s/%s/%s\t%d\t%d\t%d\t%s\t%s\t",
 				p.Policy, pct(s.MaxPendingFraction), pct(s.MeanPendingFraction),
 				pct(s.MaxClusterAllocation), s.MaxClusterAllocationCluster, pct(s.MaxOverallAllocation),
 				s.CloudCPUHours, minutes(s.CloudProvisionedAtSeconds), minutes(s.CloudReadyAtSeconds), minutes(s.CloudRemovedAtSeconds),
-				s.ReplicasMovedBack, s.Decisions, duration(s.DecisionP50Seconds), duration(s.DecisionP99Seconds))
+				s.ReplicasMovedBack, s.ReplicasLeftCloud, s.Decisions, duration(s.DecisionP50Seconds), duration(s.DecisionP99Seconds))
 			if traffic {
 				cell := "-"
 				if s.TrafficLocalFraction != nil {
