@@ -79,6 +79,7 @@ func pullBack(p *DeploymentPlan, snap *placement.Snapshot, members map[string]Me
 func leaveCloud(ctx context.Context, placer Placer, p *DeploymentPlan, snap *placement.Snapshot, leave map[string]bool) (int32, error) {
 	w := p.Workload
 	var out int32
+	var from []string
 	again := *w
 	again.Current = map[string]int32{}
 	again.Full = maps.Clone(w.Full)
@@ -89,6 +90,7 @@ func leaveCloud(ctx context.Context, placer Placer, p *DeploymentPlan, snap *pla
 		n -= p.Held[name]
 		if leave[name] && n > 0 && !slices.Contains(w.Locations, name) {
 			out += n
+			from = append(from, name)
 			again.Full[name] = true
 			continue
 		}
@@ -109,10 +111,8 @@ func leaveCloud(ctx context.Context, placer Placer, p *DeploymentPlan, snap *pla
 		}
 	}
 	left := moved
-	for _, name := range slices.Sorted(maps.Keys(again.Full)) {
-		if !leave[name] || left == 0 {
-			continue
-		}
+	slices.Sort(from)
+	for _, name := range from {
 		take := min(p.Target[name]-p.Held[name], left)
 		p.Target[name] -= take
 		left -= take
