@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/meridian-dev/meridian/internal/procfs"
 	"github.com/meridian-dev/meridian/internal/testbed"
 )
 
@@ -96,39 +96,14 @@ func (p *controllerProcess) memory() (rss, peak int64, err error) {
 }
 
 func procMemory(pid int) (rss, peak int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := procfs.Memory(procfs.StatusPath(pid), "VmRSS", "VmHWM")
 	if err != nil {
 		return 0, 0, fmt.Errorf("failed to read the controller's memory: %w", err)
 	}
-	defer f.Close()
-	return parseProcStatus(f)
-}
-
-// parseProcStatus reads VmRSS and VmHWM (kB) from a /proc/PID/status.
-func parseProcStatus(r io.Reader) (rss, peak int64, err error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("invalid %s line %q: %w", key, sc.Text(), err)
-		}
-		if key == "VmRSS" {
-			rss = kb << 10
-		} else {
-			peak = kb << 10
-		}
+	if m["VmRSS"] == 0 || m["VmHWM"] == 0 {
+		return 0, 0, fmt.Errorf("no VmRSS or VmHWM in %s", procfs.StatusPath(pid))
 	}
-	if err := sc.Err(); err != nil {
-		return 0, 0, err
-	}
-	if rss == 0 || peak == 0 {
-		return 0, 0, errors.New("no VmRSS or VmHWM in /proc/PID/status")
-	}
-	return rss, peak, nil
+	return m["VmRSS"], m["VmHWM"], nil
 }
 
 // queue is what the controller's metrics say of the

@@ -102,19 +102,6 @@ controller_runtime_reconcile_total{controller="cluster",result="success"} 40
 	}
 }
 
-func TestParseProcStatus(t *testing.T) {
-	rss, peak, err := parseProcStatus(strings.NewReader("Name:\tmeridian\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([2]int64{100 << 20, 200 << 20}, [2]int64{rss, peak}); diff != "" {
-		t.Errorf("parseProcStatus (-want +got):\n%s", diff)
-	}
-	if _, _, err := parseProcStatus(strings.NewReader("Name:\tx\n")); err == nil {
-		t.Error("parseProcStatus accepted a status without VmRSS")
-	}
-}
-
 func TestBurstSizeRefusesWhatMembersCannotHold(t *testing.T) {
 	member := usage{Member: "m", Allocatable: corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110"),

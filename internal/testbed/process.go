@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/meridian-dev/meridian/internal/procfs"
 )
 
 // Process is a running component of a testbed, as found in /proc.
@@ -75,24 +77,9 @@ func alive(pid int) bool {
 // memoryBytes returns the resident and proportional memory of pid, 0 when
 // unknown.
 func memoryBytes(pid int) (rss, pss int64) {
-	return procKiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") * 1024,
-		procKiB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:") * 1024
-}
-
-// procKiB returns the value of the line of a /proc file that starts with
-// key, in kB.
-func procKiB(path, key string) int64 {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, key); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
+	status, _ := procfs.Memory(procfs.StatusPath(pid), "VmRSS")
+	smaps, _ := procfs.Memory(procfs.SmapsRollupPath(pid), "Pss")
+	return status["VmRSS"], smaps["Pss"]
 }
 
 // processes returns the live processes that run a program from the
