@@ -29,6 +29,20 @@ var ownedSelector = labels.SelectorFromSet(labels.Set{
 	multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian,
 })
 
+// PodOwnerIndex is the field index of a member's cached pods by the
+// Meridian object they belong to (OwnerKey of their labels), so that a
+// controller lists one workload's pods without scanning its namespace.
+const PodOwnerIndex = "meridian.dev/owner"
+
+// podOwner is PodOwnerIndex's function: pods Meridian did not make have no
+// key.
+func podOwner(o client.Object) []string {
+	if k := OwnerKey(o.GetLabels()); k != "" {
+		return []string{k}
+	}
+	return nil
+}
+
 // memberScheme holds the kinds Meridian reads and writes in members.
 var memberScheme = scheme.New()
 
@@ -91,6 +105,9 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 		capacity:  newCapacityIndex(),
 		discovery: dc,
 		done:      make(chan struct{}),
+	}
+	if err := m.Cache.IndexField(ctx, &corev1.Pod{}, PodOwnerIndex, podOwner); err != nil {
+		return nil, fmt.Errorf("failed to index the pods of member %q by owner: %w", name, err)
 	}
 	if err := m.watchCapacity(ctx, onChange, onOwned); err != nil {
 		return nil, err

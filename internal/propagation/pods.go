@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/meridian-dev/meridian/internal/inventory"
 )
 
 // PodCounts is what a member shows of an owner's pods that have not
@@ -18,11 +20,13 @@ type PodCounts struct {
 }
 
 // CountPods counts the pods of owner in namespace that c lists; finished
-// and terminating pods do not count.
+// and terminating pods do not count. c is a member's cached client
+// (inventory.Member.Client), whose pods are indexed by owner.
 func CountPods(ctx context.Context, c client.Reader, namespace string, owner Owner) (PodCounts, error) {
 	var out PodCounts
 	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace(namespace), owner.Selector()); err != nil {
+	byOwner := client.MatchingFields{inventory.PodOwnerIndex: inventory.OwnerKey(owner.Labels())}
+	if err := c.List(ctx, &pods, client.InNamespace(namespace), byOwner); err != nil {
 		return out, err
 	}
 	for i := range pods.Items {
