@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,6 +100,19 @@ controller_runtime_reconcile_total{controller="cluster",result="success"} 40
 	}
 	if _, err := parseQueue(strings.NewReader(`workqueue_depth{name="multiclusterdeployment"} x`+"\n"), mcdController); err == nil {
 		t.Error("parseQueue accepted a value that is not a number")
+	}
+}
+
+func TestProcMemory(t *testing.T) {
+	rss, peak, err := procMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss <= 0 || peak < rss {
+		t.Errorf("procMemory of this test's process = %d, %d, want 0 < rss <= peak", rss, peak)
+	}
+	if _, _, err := procMemory(-1); err == nil {
+		t.Error("procMemory of a process that does not exist: no error")
 	}
 }
 

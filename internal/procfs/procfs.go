@@ -1,5 +1,3 @@
-// Package procfs reads the memory figures of a process from Linux's /proc:
-// the "Key:   123 kB" lines of /proc/PID/status and /proc/PID/smaps_rollup.
 package procfs
 
 import (
@@ -15,18 +13,21 @@ import (
 // Memory reads the given keys of a /proc file whose lines are "Key: N kB"
 // (status, smaps_rollup) and returns them in bytes. A key the file does
 // not have is missing from the result; a key whose value is not a number
-// is an error.
+// of kB is an error.
 func Memory(path string, keys ...string) (map[string]int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("failed to read %s: %w", path, err)
 	}
 	defer f.Close()
-	return ParseMemory(f, keys...)
+	out, err := parseMemory(f, keys...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", path, err)
+	}
+	return out, nil
 }
 
-// ParseMemory is Memory on what was read.
-func ParseMemory(r io.Reader, keys ...string) (map[string]int64, error) {
+func parseMemory(r io.Reader, keys ...string) (map[string]int64, error) {
 	out := map[string]int64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -34,9 +35,13 @@ func ParseMemory(r io.Reader, keys ...string) (map[string]int64, error) {
 		if !ok || !slices.Contains(keys, key) {
 			continue
 		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
+		num, ok := strings.CutSuffix(strings.TrimSpace(val), " kB")
+		if !ok {
+			return nil, fmt.Errorf("%s is %q, want a number of kB", key, strings.TrimSpace(val))
+		}
+		kb, err := strconv.ParseInt(num, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("invalid %s line %q: %w", key, sc.Text(), err)
+			return nil, fmt.Errorf("%s is %q, want a number of kB", key, strings.TrimSpace(val))
 		}
 		out[key] = kb << 10
 	}

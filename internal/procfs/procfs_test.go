@@ -9,15 +9,37 @@ import (
 )
 
 func TestParseMemory(t *testing.T) {
-	got, err := ParseMemory(strings.NewReader("Name:\tmeridian\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nThreads:\t7\n"), "VmRSS", "VmHWM", "Pss")
-	if err != nil {
-		t.Fatal(err)
+	const status = "Name:\tmeridian\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nThreads:\t7\n"
+	tests := []struct {
+		name    string
+		text    string
+		keys    []string
+		want    map[string]int64
+		wantErr string
+	}{
+		{name: "keys in bytes, absent ones missing", text: status, keys: []string{"VmRSS", "VmHWM", "Pss"},
+			want: map[string]int64{"VmRSS": 100 << 20, "VmHWM": 200 << 20}},
+		{name: "a key that is not in kB", text: status, keys: []string{"Threads"}, wantErr: `Threads is "7", want a number of kB`},
+		{name: "a value that is not a number", text: "VmRSS:\tmany kB\n", keys: []string{"VmRSS"}, wantErr: `VmRSS is "many kB"`},
+		{name: "a key's prefix is another key", text: "Pss_Anon:\t5 kB\nPss:\t  8 kB\n", keys: []string{"Pss"},
+			want: map[string]int64{"Pss": 8 << 10}},
 	}
-	if diff := cmp.Diff(map[string]int64{"VmRSS": 100 << 20, "VmHWM": 200 << 20}, got); diff != "" {
-		t.Errorf("ParseMemory (-want +got):\n%s", diff)
-	}
-	if _, err := ParseMemory(strings.NewReader("VmRSS:\tmany kB\n"), "VmRSS"); err == nil || !strings.Contains(err.Error(), "VmRSS") {
-		t.Errorf("ParseMemory of a value that is not a number: %v, want an error naming VmRSS", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseMemory(strings.NewReader(tt.text), tt.keys...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("parseMemory error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseMemory (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -29,7 +51,7 @@ func TestMemoryOfThisProcess(t *testing.T) {
 	if got["VmRSS"] <= 0 || got["VmHWM"] < got["VmRSS"] {
 		t.Errorf("Memory of this test's process = %v, want 0 < VmRSS <= VmHWM", got)
 	}
-	if _, err := Memory(StatusPath(-1)); err == nil {
-		t.Error("Memory of a process that does not exist: no error")
+	if _, err := Memory(StatusPath(-1)); err == nil || !strings.Contains(err.Error(), "/proc/-1/status") {
+		t.Errorf("Memory of a process that does not exist: %v, want an error naming the file", err)
 	}
 }

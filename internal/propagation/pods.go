@@ -19,14 +19,13 @@ type PodCounts struct {
 	PendingSince time.Time
 }
 
-// CountPods counts the pods of owner in namespace that c lists; finished
-// and terminating pods do not count. c is a member's cached client
-// (inventory.Member.Client), whose pods are indexed by owner.
-func CountPods(ctx context.Context, c client.Reader, namespace string, owner Owner) (PodCounts, error) {
+// CountPods counts the pods of owner in namespace in member m, from its
+// cache's owner index; finished and terminating pods do not count.
+func CountPods(ctx context.Context, m *inventory.Member, namespace string, owner Owner) (PodCounts, error) {
 	var out PodCounts
 	var pods corev1.PodList
 	byOwner := client.MatchingFields{inventory.PodOwnerIndex: inventory.OwnerKey(owner.Labels())}
-	if err := c.List(ctx, &pods, client.InNamespace(namespace), byOwner); err != nil {
+	if err := m.Client.List(ctx, &pods, client.InNamespace(namespace), byOwner); err != nil {
 		return out, err
 	}
 	for i := range pods.Items {

@@ -71,14 +71,14 @@ func TestCountPodsCountsOneOwnersPodsFromTheMemberCache(t *testing.T) {
 
 	want := propagation.PodCounts{Bound: 1, Pending: 1, PendingSince: since.Time}
 	testenv.Eventually(t, 10*time.Second, "the owner's pods counted from the cache", func() string {
-		got, err := propagation.CountPods(t.Context(), m.Client, "default", web)
+		got, err := propagation.CountPods(t.Context(), m, "default", web)
 		if err != nil {
 			return err.Error()
 		}
 		got.PendingSince = got.PendingSince.UTC()
 		return cmp.Diff(want, got)
 	})
-	got, err := propagation.CountPods(t.Context(), m.Client, "default", other)
+	got, err := propagation.CountPods(t.Context(), m, "default", other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func BenchmarkCountPods(b *testing.B) {
 	})
 	b.Run("owner-index", func(b *testing.B) {
 		for b.Loop() {
-			c, err := propagation.CountPods(b.Context(), m.Client, "default", owner)
+			c, err := propagation.CountPods(b.Context(), m, "default", owner)
 			if err != nil || c.Bound != each {
 				b.Fatalf("CountPods = %+v, %v; want %d bound", c, err, each)
 			}

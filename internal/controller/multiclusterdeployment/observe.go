@@ -73,7 +73,7 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 		}
 	}
 
-	pods, err := propagation.CountPods(ctx, conn.Client, mcd.Namespace, owner)
+	pods, err := propagation.CountPods(ctx, conn, mcd.Namespace, owner)
 	if err != nil {
 		return fmt.Errorf("failed to list pods in member %q: %w", m.name, err)
 	}

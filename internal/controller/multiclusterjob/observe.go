@@ -72,7 +72,7 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 				mj.Finished, mj.fail = true, c.Type == batchv1.JobFailed
 			}
 		}
-		pods, err := propagation.CountPods(ctx, m.Client, mcj.Namespace, owner)
+		pods, err := propagation.CountPods(ctx, m, mcj.Namespace, owner)
 		if err != nil {
 			return nil, fmt.Errorf("failed to list the pods of Job %s in member %q: %w", mcj.Name, name, err)
 		}
