@@ -9,6 +9,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
+	"github.com/meridian-dev/meridian/internal/provision"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -313,6 +314,31 @@ func TestDeploymentLeavesASettledCloud(t *testing.T) {
 			}
 			if p.MovedBack != tc.movedBack || p.LeftCloud != tc.leftCloud {
 				t.Errorf("MovedBack, LeftCloud = %d, %d, want %d, %d", p.MovedBack, p.LeftCloud, tc.movedBack, tc.leftCloud)
+			}
+		})
+	}
+}
+
+func TestSettledClouds(t *testing.T) {
+	tests := []struct {
+		name   string
+		clouds []decide.CloudTrend
+		want   map[string]bool
+	}{
+		{name: "no cloud"},
+		{name: "joined and settled", clouds: []decide.CloudTrend{{Cluster: "aws", Ready: true, Trend: provision.Settled}},
+			want: map[string]bool{"aws": true}},
+		{name: "settled but still being provisioned", clouds: []decide.CloudTrend{{Cluster: "aws", Trend: provision.Settled}}},
+		{name: "rising", clouds: []decide.CloudTrend{{Cluster: "aws", Ready: true, Trend: provision.Rising}}},
+		{name: "no forecast (reactive mode, or warming up)", clouds: []decide.CloudTrend{{Cluster: "aws", Ready: true}}},
+		{name: "one of two", clouds: []decide.CloudTrend{
+			{Cluster: "aws", Ready: true, Trend: provision.Rising}, {Cluster: "gcp", Ready: true, Trend: provision.Settled},
+		}, want: map[string]bool{"gcp": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, decide.SettledClouds(tt.clouds)); diff != "" {
+				t.Errorf("SettledClouds (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/reschedule"
 )
 
@@ -64,6 +65,35 @@ func pullBack(p *DeploymentPlan, snap *placement.Snapshot, members map[string]Me
 		moved += mv.Replicas
 	}
 	return moved
+}
+
+// CloudTrend is what the re-scheduler reads of one cloud cluster's
+// provisioner: the CloudProvisioner's phase and status.demandTrend in the
+// controller, the simulated cloud and its provisioner's last decision in
+// the simulator.
+type CloudTrend struct {
+	// Cluster is the cloud cluster's name.
+	Cluster string
+	// Ready is true once the cloud cluster is joined.
+	Ready bool
+	// Trend is the provisioner's forecast, empty when it forecasts nothing.
+	Trend provision.Trend
+}
+
+// SettledClouds names the cloud clusters whose replicas may leave for any
+// member cluster with room (PullBack.LeaveCloud): those joined whose
+// provisioner forecasts a settled demand. It is nil when there is none.
+func SettledClouds(clouds []CloudTrend) map[string]bool {
+	var out map[string]bool
+	for _, c := range clouds {
+		if c.Ready && c.Trend == provision.Settled {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.Cluster] = true
+		}
+	}
+	return out
 }
 
 // leaveCloud moves the replicas that run in the cloud clusters of leave

@@ -29,8 +29,6 @@ func (t *trend) add(at time.Time, d, largest placement.Resources) {
 	t.samples = append(kept, sample{at: at, demand: d, largest: largest})
 }
 
-// forecast is the latest demand plus the rising part of the least-squares
-// slope over the window times lead.
 // known reports whether the history is long enough to forecast from:
 // three samples over half the window.
 func (t *trend) known() bool {
@@ -38,6 +36,8 @@ func (t *trend) known() bool {
 	return n >= 3 && t.samples[n-1].at.Sub(t.samples[0].at) >= t.window/2
 }
 
+// forecast is the latest demand plus the rising part of the least-squares
+// slope over the window times lead.
 func (t *trend) forecast(lead time.Duration) placement.Resources {
 	if len(t.samples) == 0 {
 		return placement.Resources{}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/placement"
-	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
 )
 
@@ -55,8 +54,8 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 	}
 	if w.pol.Rescheduler {
 		in.PullBack = &decide.PullBack{Interval: w.sc.Controllers.ReschedulerPeriod, Last: wl.lastPullBack}
-		if c := w.cloud; c != nil && c.member != nil && w.trend == provision.Settled {
-			in.PullBack.LeaveCloud = map[string]bool{c.member.Name: true}
+		if c := w.cloud; c != nil {
+			in.PullBack.LeaveCloud = decide.SettledClouds([]decide.CloudTrend{{Cluster: w.sc.Cloud.Name, Ready: c.member != nil, Trend: w.trend}})
 		}
 	}
 	start := time.Now()

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/provision"
 )
 
 // defaultPullBackInterval is a MultiClusterRescheduler's interval when it
@@ -38,25 +40,24 @@ func (r *Reconciler) rescheduler(ctx context.Context) *multiclusterv1alpha1.Mult
 	return nil
 }
 
-// settledClouds names the cloud clusters whose CloudProvisioner is Ready
-// and forecasts a settled demand (status.demandTrend): the re-scheduler
-// may move their replicas to any member cluster with room.
+// settledClouds names the cloud clusters whose replicas may leave for any
+// member cluster with room (decide.SettledClouds), from the
+// CloudProvisioners' phase and status.demandTrend.
 func (r *Reconciler) settledClouds(ctx context.Context) map[string]bool {
 	var list multiclusterv1alpha1.CloudProvisionerList
 	if err := r.Client.List(ctx, &list); err != nil {
 		log.FromContext(ctx).Error(err, "Failed to list CloudProvisioners")
 		return nil
 	}
-	var out map[string]bool
+	clouds := make([]decide.CloudTrend, 0, len(list.Items))
 	for _, cp := range list.Items {
-		if cp.Status.Phase == multiclusterv1alpha1.PhaseReady && cp.Status.DemandTrend == multiclusterv1alpha1.DemandSettled {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[string(cp.Spec.CloudClusterName)] = true
-		}
+		clouds = append(clouds, decide.CloudTrend{
+			Cluster: string(cp.Spec.CloudClusterName),
+			Ready:   cp.Status.Phase == multiclusterv1alpha1.PhaseReady,
+			Trend:   provision.Trend(cp.Status.DemandTrend),
+		})
 	}
-	return out
+	return decide.SettledClouds(clouds)
 }
 
 func pullBackInterval(mcr *multiclusterv1alpha1.MultiClusterRescheduler) time.Duration {
