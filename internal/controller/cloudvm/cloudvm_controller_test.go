@@ -210,9 +210,14 @@ func TestCloudVM(t *testing.T) {
 				if diff := cmp.Diff([]any{want.Grams, true, want.String()}, []any{gotGrams, st.Emissions.Measured, st.Emissions.Basis}, cmpopts.EquateApprox(0, 1e-4)); diff != "" {
 					t.Errorf("status.emissions (grams, measured, basis) (-want +got):\n%s", diff)
 				}
-				if got := testenv.Counter(t, "meridian_cloudvm_emissions_grams_total", realised) - counted; math.Abs(got-want.Grams) > 1e-9 {
-					t.Errorf("meridian_cloudvm_emissions_grams_total realised rose by %g, want %g", got, want.Grams)
-				}
+				// The controller counts once its status write has returned,
+				// which the status can be seen before: wait for the count.
+				testenv.Eventually(t, 10*time.Second, "the realised emissions counted", func() string {
+					if got := testenv.Counter(t, "meridian_cloudvm_emissions_grams_total", realised) - counted; math.Abs(got-want.Grams) > 1e-9 {
+						return fmt.Sprintf("meridian_cloudvm_emissions_grams_total realised rose by %g, want %g", got, want.Grams)
+					}
+					return ""
+				})
 				// The recorder writes events after the status and in the
 				// background: wait for them.
 				testenv.Eventually(t, 10*time.Second, "a Normal event for every step", func() string {
