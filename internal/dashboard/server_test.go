@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -178,6 +179,21 @@ func TestDashboardReadsWithTheViewersToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The API server authorizes from its informers of the RBAC objects,
+	// which may not hold the binding yet: wait until the viewer may list
+	// clusters itself before asking the dashboard.
+	viewerConfig := rest.AnonymousClientConfig(env.Management.Config)
+	viewerConfig.BearerToken = tr.Status.Token
+	viewer, err := client.New(viewerConfig, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "the viewer's binding in force", func() string {
+		if err := viewer.List(ctx, &multiclusterv1alpha1.ClusterList{}); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
 	srv, err := dashboard.New(dashboard.Options{Config: env.Management.Config, ViewerToken: true})
 	if err != nil {
 		t.Fatal(err)
