@@ -9,9 +9,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
@@ -217,22 +219,42 @@ func TestVirtualNodesFollowAdvertisement(t *testing.T) {
 	})
 }
 
+// TestExpiryCordonsAndDrains: a renewal with a short time-to-live that is
+// not renewed again expires; the node is cordoned, its pod evicted once
+// its PodDisruptionBudget allows it (the node stays cordoned until then,
+// as kubectl drain waits), the twin deleted, then the node.
 func TestExpiryCordonsAndDrains(t *testing.T) {
 	h := setup(t, virtualnode.Options{ClockSkew: time.Second})
 	h.createWorkloadObjects(t)
 	h.startAgent(t)
-	h.advertise(t, "adv-short", "small", 1, 15*time.Second)
+	h.advertise(t, "adv-short", "small", 1, time.Hour)
 	h.waitNodesReady(t, "vn-p1-small-0")
 	h.offload(t, "web-1", "vn-p1-small-0")
 	h.waitPodPhase(t, "web-1", corev1.PodRunning)
+	one := intstr.FromInt32(1)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: workloadNS, Name: "web"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	create(t, h.consumer, pdb)
 
-	// Hold the twin's deletion so the cordoned node can be seen draining.
+	// Hold the twin's deletion so that it can be seen deleted after the
+	// pod's eviction.
 	var twin corev1.Pod
 	if err := h.provider.Get(t.Context(), client.ObjectKey{Namespace: virtualnode.TwinNamespace(consumerID, workloadNS), Name: "web-1"}, &twin); err != nil {
 		t.Fatal(err)
 	}
 	twin.Finalizers = append(twin.Finalizers, "test.meridian.dev/hold")
 	if err := h.provider.Update(t.Context(), &twin); err != nil {
+		t.Fatal(err)
+	}
+
+	// The provider renews with a time-to-live of 3 s and then no more:
+	// the advertisement expires by the clock alone.
+	adv := &sharingv1alpha1.Advertisement{}
+	if err := h.consumer.Get(t.Context(), client.ObjectKey{Namespace: peerNS, Name: "adv-short"}, adv); err != nil {
+		t.Fatal(err)
+	}
+	adv.Spec.Timestamp, adv.Spec.TimeToLive = metav1.Now(), metav1.Duration{Duration: 3 * time.Second}
+	if err := h.consumer.Update(t.Context(), adv); err != nil {
 		t.Fatal(err)
 	}
 	n := &corev1.Node{}
@@ -245,6 +267,20 @@ func TestExpiryCordonsAndDrains(t *testing.T) {
 		}
 		return ""
 	})
+	// The budget refuses the eviction: the pod stays and so does the node.
+	for range 10 {
+		pod := &corev1.Pod{}
+		if err := h.consumer.Get(t.Context(), client.ObjectKey{Namespace: workloadNS, Name: "web-1"}, pod); err != nil || !pod.DeletionTimestamp.IsZero() {
+			t.Fatalf("pod web-1 evicted against its disruption budget (%v)", err)
+		}
+		if err := h.consumer.Get(t.Context(), client.ObjectKey{Name: "vn-p1-small-0"}, n); err != nil {
+			t.Fatalf("node deleted with a pod on it: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := h.consumer.Delete(t.Context(), pdb); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, waitFor, "twin deleted after the pod's eviction", func() string {
 		if err := h.provider.Get(t.Context(), client.ObjectKeyFromObject(&twin), &twin); err != nil {
 			return err.Error()

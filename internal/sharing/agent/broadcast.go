@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -156,9 +158,10 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		if err != nil {
 			return keys, err
 		}
+		s.Priced = pricesKept(adv, probe.Prices)
 		kind, wait = cadence(now, s, probe.Availability, r.opts.FullInterval, r.opts.PartialInterval, r.opts.ChangeFraction)
 		if kind == "" && resend {
-			kind = sharingv1alpha1.AdvertisementPartial
+			kind = s.update()
 		}
 		if kind == "" {
 			return keys, nil
@@ -196,6 +199,20 @@ func sentOf(adv *sharingv1alpha1.Advertisement, exists bool) sent {
 	}
 	_, s.Withdrawn = adv.Annotations[AnnotationWithdrawn]
 	return s
+}
+
+// pricesKept reports whether the receiver of adv kept prices from a Full
+// advertisement, and they are the ones charged now.
+func pricesKept(adv *sharingv1alpha1.Advertisement, prices []sharingv1alpha1.Price) bool {
+	raw, ok := adv.Annotations[AnnotationFullPrices]
+	if !ok {
+		return false
+	}
+	var kept []sharingv1alpha1.Price
+	if err := json.Unmarshal([]byte(raw), &kept); err != nil {
+		return false
+	}
+	return equality.Semantic.DeepEqual(kept, prices) || len(kept) == 0 && len(prices) == 0
 }
 
 // send writes the advertisement of plan into the consumer; withdrawn marks

@@ -20,23 +20,37 @@ type sent struct {
 	// Withdrawn: the last one took back what the consumer refused; a
 	// change of availability is not sent before the timers say so.
 	Withdrawn bool
+	// Priced: the receiver kept the prices this cluster charges now from
+	// a Full advertisement it read (AnnotationFullPrices). Until it has,
+	// a Partial would reach it unpriced (a Full it did not read in time
+	// is overwritten), so a Full is sent in its place.
+	Priced bool
 }
 
 // cadence decides what to send a consumer at now, given what it holds and
 // the availability this cluster would advertise to it now: a Full
 // advertisement when none was sent or the last Full is full old, a Partial
 // one when the last is partial old or the total cpu or memory moved by at
-// least change (unless the last withdrew a refused offer); "" when nothing
-// is due. wait is how long until something
-// is due by the clock alone.
+// least change (unless the last withdrew a refused offer), and a Full in
+// its place when the receiver does not hold the prices; "" when nothing is
+// due. wait is how long until something is due by the clock alone.
 func cadence(now time.Time, s sent, want []sharingv1alpha1.NodeShape, full, partial time.Duration, change float64) (sharingv1alpha1.AdvertisementType, time.Duration) {
 	if !s.Exists || s.LastFull.IsZero() || now.Sub(s.LastFull) >= full {
 		return sharingv1alpha1.AdvertisementFull, partial
 	}
 	if now.Sub(s.LastSent) >= partial || (!s.Withdrawn && movedEnough(s.Availability, want, change)) {
-		return sharingv1alpha1.AdvertisementPartial, min(partial, s.LastFull.Add(full).Sub(now))
+		return s.update(), min(partial, s.LastFull.Add(full).Sub(now))
 	}
 	return "", min(s.LastSent.Add(partial).Sub(now), s.LastFull.Add(full).Sub(now))
+}
+
+// update is the type of an advertisement that updates what the receiver
+// holds: Partial, or Full when the receiver does not hold the prices.
+func (s sent) update() sharingv1alpha1.AdvertisementType {
+	if !s.Priced {
+		return sharingv1alpha1.AdvertisementFull
+	}
+	return sharingv1alpha1.AdvertisementPartial
 }
 
 // movedEnough reports whether the total cpu or memory of want differs from

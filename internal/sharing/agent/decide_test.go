@@ -31,13 +31,16 @@ func TestCadence(t *testing.T) {
 		wantWait time.Duration
 	}{
 		{"nothing sent: full", sent{}, four, "Full", 10 * time.Minute},
-		{"full 30m old: full", sent{Exists: true, LastFull: t0.Add(-30 * time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, four, "Full", 10 * time.Minute},
-		{"partial 10m old: partial", sent{Exists: true, LastFull: t0.Add(-25 * time.Minute), LastSent: t0.Add(-10 * time.Minute), Availability: four}, four, "Partial", 5 * time.Minute},
-		{"moved 50%: partial at once", sent{Exists: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, []sharingv1alpha1.NodeShape{shape("2", 1)}, "Partial", 10 * time.Minute},
-		{"moved 5%: wait", sent{Exists: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: []sharingv1alpha1.NodeShape{shape("4", 20)}}, []sharingv1alpha1.NodeShape{shape("4", 20), shape("2", 1)}, "", 9 * time.Minute},
-		{"withdrawn: a change waits for the timer", sent{Exists: true, Withdrawn: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute)}, four, "", 9 * time.Minute},
-		{"withdrawn: the timer re-offers", sent{Exists: true, Withdrawn: true, LastFull: t0.Add(-11 * time.Minute), LastSent: t0.Add(-10 * time.Minute)}, four, "Partial", 10 * time.Minute},
-		{"from nothing to something: partial", sent{Exists: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute)}, four, "Partial", 10 * time.Minute},
+		{"full 30m old: full", sent{Exists: true, Priced: true, LastFull: t0.Add(-30 * time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, four, "Full", 10 * time.Minute},
+		{"partial 10m old: partial", sent{Exists: true, Priced: true, LastFull: t0.Add(-25 * time.Minute), LastSent: t0.Add(-10 * time.Minute), Availability: four}, four, "Partial", 5 * time.Minute},
+		{"moved 50%: partial at once", sent{Exists: true, Priced: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, []sharingv1alpha1.NodeShape{shape("2", 1)}, "Partial", 10 * time.Minute},
+		{"moved 5%: wait", sent{Exists: true, Priced: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: []sharingv1alpha1.NodeShape{shape("4", 20)}}, []sharingv1alpha1.NodeShape{shape("4", 20), shape("2", 1)}, "", 9 * time.Minute},
+		{"withdrawn: a change waits for the timer", sent{Exists: true, Priced: true, Withdrawn: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute)}, four, "", 9 * time.Minute},
+		{"withdrawn: the timer re-offers", sent{Exists: true, Priced: true, Withdrawn: true, LastFull: t0.Add(-11 * time.Minute), LastSent: t0.Add(-10 * time.Minute)}, four, "Partial", 10 * time.Minute},
+		{"from nothing to something: partial", sent{Exists: true, Priced: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute)}, four, "Partial", 10 * time.Minute},
+		{"moved 50%, the receiver kept no prices: full", sent{Exists: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, []sharingv1alpha1.NodeShape{shape("2", 1)}, "Full", 10 * time.Minute},
+		{"partial 10m old, the receiver kept no prices: full", sent{Exists: true, LastFull: t0.Add(-25 * time.Minute), LastSent: t0.Add(-10 * time.Minute), Availability: four}, four, "Full", 5 * time.Minute},
+		{"nothing due, the receiver kept no prices: wait", sent{Exists: true, LastFull: t0.Add(-time.Minute), LastSent: t0.Add(-time.Minute), Availability: four}, four, "", 9 * time.Minute},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
