@@ -23,7 +23,9 @@ const (
 )
 
 // AnnotationFullPrices on an Advertisement is the prices of the last Full
-// one, kept by the receiver as JSON: a Partial one carries none.
+// one, kept by the receiver as JSON: a Partial one carries none. The
+// sender reads it too, and sends a Full in a Partial's place until the
+// receiver holds the prices charged now (pricesKept).
 const AnnotationFullPrices = "sharing.meridian.dev/full-prices"
 
 // verdict is the receiver's decision on an advertisement.
