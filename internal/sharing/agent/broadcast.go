@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -204,15 +203,8 @@ func sentOf(adv *sharingv1alpha1.Advertisement, exists bool) sent {
 // pricesKept reports whether the receiver of adv kept prices from a Full
 // advertisement, and they are the ones charged now.
 func pricesKept(adv *sharingv1alpha1.Advertisement, prices []sharingv1alpha1.Price) bool {
-	raw, ok := adv.Annotations[AnnotationFullPrices]
-	if !ok {
-		return false
-	}
-	var kept []sharingv1alpha1.Price
-	if err := json.Unmarshal([]byte(raw), &kept); err != nil {
-		return false
-	}
-	return equality.Semantic.DeepEqual(kept, prices) || len(kept) == 0 && len(prices) == 0
+	kept, ok := keptPrices(adv)
+	return ok && (equality.Semantic.DeepEqual(kept, prices) || len(kept) == 0 && len(prices) == 0)
 }
 
 // send writes the advertisement of plan into the consumer; withdrawn marks

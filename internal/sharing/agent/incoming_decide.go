@@ -149,6 +149,12 @@ func pricesOf(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool
 	if adv.Spec.Type != sharingv1alpha1.AdvertisementPartial {
 		return adv.Spec.Prices, true
 	}
+	return keptPrices(adv)
+}
+
+// keptPrices are the prices the receiver kept from the last Full
+// advertisement (AnnotationFullPrices); false when it kept none.
+func keptPrices(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool) {
 	raw, ok := adv.Annotations[AnnotationFullPrices]
 	if !ok {
 		return nil, false
