@@ -1,18 +1,12 @@
 # evalset.py ENVJSON V0 V1 H0 H1: the variant (X_* switches as JSON) on VI-B seeds
 # V0..V1-1 and heavy-tail seeds H0..H1-1, beside mck8s on each (BASE:
 # baseline-all.json), with the sums per scenario and the seed-1 runs.
-import json,os,subprocess,sys
+import json,sys
 from concurrent.futures import ThreadPoolExecutor
-base=json.load(open(os.environ.get('BASE','/tmp/baseline-all.json')))
-BIN=os.environ.get('BIN','/tmp/meridian-r36')
+from common import run
 runs=[('vi-b',s) for s in range(int(sys.argv[2]),int(sys.argv[3]))]+[('heavy-tail',s) for s in range(int(sys.argv[4]),int(sys.argv[5]))]
 env=json.loads(sys.argv[1])
-def run(sc,s):
-    e=dict(os.environ); e.update(env)
-    r=json.loads(subprocess.run([BIN,'sim','-q','-s',os.environ.get('SC','/tmp/sc')+f'/{sc}.yaml','--seed',str(s),'-o','json'],capture_output=True,text=True,env=e).stdout)
-    p=r['scenarios'][0]['policies'][0]; m=base[f'{sc}{s}']['mck8s'][1]
-    return (sc,s,p['maxPendingFraction'],p['cloudCPUHours'],p['cloudCPUHours']-m,p['maxPendingFraction']<=0.01 and p['cloudCPUHours']<=m+0.005)
-with ThreadPoolExecutor(2) as ex: rs=list(ex.map(lambda a: run(*a),runs))
+with ThreadPoolExecutor(2) as ex: rs=list(ex.map(lambda a: run(env,*a),runs))
 for sc in ['vi-b','heavy-tail']:
     x=[r for r in rs if r[0]==sc]
     print(sc,'both %d/%d low %d sum diff %+.2f'%(sum(r[5] for r in x),len(x),sum(r[2]<=0.01 for r in x),sum(r[4] for r in x)))

@@ -5,18 +5,12 @@
 # seeds (VI-B 11-20, heavy-tail 7-12). Env: BIN (the product with
 # round3.patch and round6.patch), BASE (baseline.json), SC (meridian-only
 # scenarios).
-import json,os,random,subprocess,sys
+import json,random,sys
 from concurrent.futures import ThreadPoolExecutor
-base=json.load(open(os.environ.get('BASE','/tmp/baseline.json')))
-BIN=os.environ.get('BIN','/tmp/meridian-r36'); SC=os.environ.get('SC','/tmp/sc')
+from common import run
 OUT=sys.argv[1]; N=int(sys.argv[2]); rng=random.Random(int(sys.argv[3]))
 train=[('vi-b',s) for s in range(1,11)]+[('heavy-tail',s) for s in range(1,7)]
 held=[('vi-b',s) for s in range(11,21)]+[('heavy-tail',s) for s in range(7,13)]
-def run(env,sc,s):
-    e=dict(os.environ); e.update(env)
-    r=json.loads(subprocess.run([BIN,'sim','-q','-s',f'{SC}/{sc}.yaml','--seed',str(s),'-o','json'],capture_output=True,text=True,env=e).stdout)
-    p=r['scenarios'][0]['policies'][0]; m=base[f'{sc}{s}']['mck8s'][1]
-    return (sc,s,p['maxPendingFraction'],p['cloudCPUHours'],p['cloudCPUHours']-m,p['maxPendingFraction']<=0.01 and p['cloudCPUHours']<=m+0.005)
 def score(env,runs):
     with ThreadPoolExecutor(2) as ex: rs=list(ex.map(lambda a: run(env,*a),runs))
     return {'low':sum(r[2]<=0.01 for r in rs),'both':sum(r[5] for r in rs),'diff':round(sum(r[4] for r in rs),2),'runs':rs}

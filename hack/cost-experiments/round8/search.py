@@ -1,18 +1,14 @@
-import json,subprocess,random,sys,os
+# search.py N OUT [SEED]: random search over the switches, on VI-B 1-10 and
+# heavy-tail 1-6 (common.py's BIN, SC, BASE).
+import json,random,sys
 from concurrent.futures import ThreadPoolExecutor
-base=json.load(open(os.environ.get('BASE','/tmp/baseline.json')))
-BIN=sys.argv[1]; N=int(sys.argv[2]); OUT=sys.argv[3]
+from common import run
+N=int(sys.argv[1]); OUT=sys.argv[2]
 train=[('vi-b',s) for s in range(1,11)]+[('heavy-tail',s) for s in range(1,7)]
-def run(env,sc,s):
-    e=dict(os.environ); e.update(env)
-    r=json.loads(subprocess.run([BIN,'sim','-q','-s',os.environ.get('SC','/tmp/sc')+f'/{sc}.yaml','--seed',str(s),'-o','json'],capture_output=True,text=True,env=e).stdout)
-    p=r['scenarios'][0]['policies'][0]
-    return p['maxPendingFraction'],p['cloudCPUHours']
 def evaluate(env,runs):
     res={}
     for sc,s in runs:
-        pend,cost=run(env,sc,s); m=base[f'{sc}{s}']['mck8s'][1]
-        res[f'{sc}{s}']=(pend,cost,cost-m, pend<=0.01 and cost<=m+0.005)
+        res[f'{sc}{s}']=run(env,sc,s)[2:]
     return res
 def sample(rng):
     env={}
@@ -29,7 +25,7 @@ def sample(rng):
     if rng.random()<0.3: env['X_PROVGROW']='1'
     if rng.random()<0.2: env['X_Q']=str(rng.choice([0.9,0.95,0.99]))
     return env
-rng=random.Random(int(sys.argv[4]) if len(sys.argv)>4 else 1)
+rng=random.Random(int(sys.argv[3]) if len(sys.argv)>3 else 1)
 envs=[sample(rng) for _ in range(N)]
 def job(env):
     r=evaluate(env,train)

@@ -1,15 +1,11 @@
-import json,subprocess,sys,os
+# validate.py: the product and every variant of FROM (local.py's output) that
+# met both seed-1 targets, on VI-B 1-20 and heavy-tail 1-12, to OUT.
+import json,os
 from concurrent.futures import ThreadPoolExecutor
-base=json.load(open(os.environ.get('BASE','/tmp/baseline.json')))
-BIN=os.environ.get('BIN','/tmp/meridian-r36')
+from common import run
 runs=[('vi-b',s) for s in range(1,21)]+[('heavy-tail',s) for s in range(1,13)]
-def run(env,sc,s):
-    e=dict(os.environ); e.update(env)
-    r=json.loads(subprocess.run([BIN,'sim','-q','-s',os.environ.get('SC','/tmp/sc')+f'/{sc}.yaml','--seed',str(s),'-o','json'],capture_output=True,text=True,env=e).stdout)
-    p=r['scenarios'][0]['policies'][0]
-    m=base[f'{sc}{s}']['mck8s'][1]
-    return (sc,s,p['maxPendingFraction'],p['cloudCPUHours'],p['cloudCPUHours']-m,p['maxPendingFraction']<=0.01 and p['cloudCPUHours']<=m+0.005)
-cands=[{}]+[json.loads(l)['env'] for l in open(os.environ.get('FROM','/tmp/local.jsonl')) if json.loads(l)['ht1'][3] and json.loads(l).get('vib1',[0,0,0,False])[3]]
+recs=[json.loads(l) for l in open(os.environ.get('FROM','/tmp/local.jsonl'))]
+cands=[{}]+[r['env'] for r in recs if r['ht1'][3] and r.get('vib1',[0,0,0,False])[3]]
 def summarize(env):
     with ThreadPoolExecutor(2) as ex: rs=list(ex.map(lambda a: run(env,*a),runs))
     out={}
