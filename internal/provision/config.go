@@ -63,6 +63,16 @@ type Config struct {
 	NotReadyGrace time.Duration
 }
 
+// The predictive mode's settings where none are given: the CloudProvisioner
+// controller's, and a simulated policy's that sets none. Measured on 64
+// simulated runs (docs/design/20261123-predictive-cost.md, eighth round):
+// a longer window and more headroom than 10 minutes and 0.85 kept as many
+// runs at or below 1 % pending for less cloud.
+const (
+	DefaultTargetUtilization = 0.8
+	DefaultTrendWindow       = 15 * time.Minute
+)
+
 // The graces of a Config that leaves them zero. They are those of the
 // Kubernetes cluster autoscaler (max-node-provision-time 15 minutes) and
 // a little over the 5 minutes after which Kubernetes evicts the pods of a

@@ -137,7 +137,7 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 	// nodes that stay; the forecast must then need nothing new.
 	without := o
 	without.Unschedulable = append(slices.Clone(o.Unschedulable), n.Pods...)
-	m, _, _ := p.shortage(without, p.cfg.NodeDelay, stay)
+	m, _, _ := p.shortage(without, forNodes, stay)
 	return len(m.nodes) == 0
 }
 
@@ -152,7 +152,7 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 // and 9.5 cloud CPU-hours off the sums, with no run's pending higher
 // (docs/design/20261123-predictive-cost.md).
 func (p *Provisioner) settled(o Observation) bool {
-	return p.cfg.Mode == Predictive && len(p.expected(o, p.cfg.NodeDelay)) == 0
+	return p.cfg.Mode == Predictive && len(p.expected(o, forNodes)) == 0
 }
 
 // delay is how long a node must stay a candidate before it goes. The

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"math"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -17,6 +18,34 @@ type trend struct {
 	window  time.Duration
 	samples []sample
 }
+
+// A reach is what a forecast is for, which sets how far ahead it looks
+// (Provisioner.lead) and how it reads the trend. The choices were measured
+// on 64 simulated runs (docs/design/20261123-predictive-cost.md, eighth
+// round): they keep as many runs at or below 1 % pending and cost less
+// cloud than the plain window slope.
+type reach int
+
+const (
+	// forNodes is for the nodes added, kept or drained, and the trend
+	// reported: a node's delay ahead. The slope is the lower of the
+	// window's and of its last half's, so that nodes are not bought for a
+	// rise that has ended; a node bought late costs one node delay.
+	forNodes reach = iota
+	// forKeeping is for whether an idle cloud cluster stays: a cluster's
+	// delay ahead, with the cautious slope of forNodes plus the margin.
+	forKeeping
+	// forBuying is for whether to buy a cloud cluster: a cluster's and a
+	// node's delay ahead, with the window's slope plus the margin. A
+	// cluster bought late leaves the rise pending for the whole cluster
+	// delay, so its purchase follows the whole window, not a lull in it.
+	forBuying
+)
+
+// marginZ is how many standard deviations of the demand around its
+// trend line the cluster forecasts (forKeeping, forBuying) add while the
+// demand rises: the noise a cluster's longer lead cannot wait out.
+const marginZ = 0.5
 
 func (t *trend) add(at time.Time, d, largest placement.Resources) {
 	cutoff := at.Add(-t.window)
@@ -36,9 +65,12 @@ func (t *trend) known() bool {
 	return n >= 3 && t.samples[n-1].at.Sub(t.samples[0].at) >= t.window/2
 }
 
-// forecast is the latest demand plus the rising part of the least-squares
-// slope over the window times lead.
-func (t *trend) forecast(lead time.Duration) placement.Resources {
+func milliCPU(r placement.Resources) float64 { return float64(r.MilliCPU) }
+func memory(r placement.Resources) float64   { return float64(r.Memory) }
+
+// forecast is the latest demand plus the rising part of the trend's slope
+// times lead, read as r asks, plus r's margin.
+func (t *trend) forecast(lead time.Duration, r reach) placement.Resources {
 	if len(t.samples) == 0 {
 		return placement.Resources{}
 	}
@@ -47,22 +79,39 @@ func (t *trend) forecast(lead time.Duration) placement.Resources {
 		// Too short a history to tell a trend from the start of the run.
 		return last
 	}
-	cpu := slope(t.samples, func(r placement.Resources) float64 { return float64(r.MilliCPU) })
-	mem := slope(t.samples, func(r placement.Resources) float64 { return float64(r.Memory) })
+	cpuLine, memLine := fit(t.samples, milliCPU), fit(t.samples, memory)
+	cpu, mem := cpuLine.slope, memLine.slope
+	if recent := t.samples[len(t.samples)/2:]; r != forBuying && len(recent) >= 3 {
+		cpu = min(cpu, fit(recent, milliCPU).slope)
+		mem = min(mem, fit(recent, memory).slope)
+	}
+	var cpuMargin, memMargin float64
+	if r != forNodes && cpuLine.slope > 0 {
+		cpuMargin = marginZ * cpuLine.deviation(t.samples, milliCPU)
+		memMargin = marginZ * memLine.deviation(t.samples, memory)
+	}
 	secs := lead.Seconds()
 	return placement.Resources{
-		MilliCPU: last.MilliCPU + int64(max(0, cpu)*secs),
-		Memory:   last.Memory + int64(max(0, mem)*secs),
+		MilliCPU: last.MilliCPU + int64(max(0, cpu)*secs+cpuMargin),
+		Memory:   last.Memory + int64(max(0, mem)*secs+memMargin),
 		Pods:     last.Pods,
 	}
 }
 
-// slope is the least-squares slope of f over the samples, per second.
-func slope(ss []sample, f func(placement.Resources) float64) float64 {
-	t0 := ss[0].at
+// line is a least-squares line through samples: y = intercept + slope·x,
+// x in seconds from t0.
+type line struct {
+	t0               time.Time
+	intercept, slope float64
+}
+
+// fit is the least-squares line of f over the samples, which are not
+// empty.
+func fit(ss []sample, f func(placement.Resources) float64) line {
+	l := line{t0: ss[0].at}
 	var sx, sy, sxx, sxy float64
 	for _, s := range ss {
-		x := s.at.Sub(t0).Seconds()
+		x := s.at.Sub(l.t0).Seconds()
 		y := f(s.demand)
 		sx += x
 		sy += y
@@ -70,11 +119,21 @@ func slope(ss []sample, f func(placement.Resources) float64) float64 {
 		sxy += x * y
 	}
 	n := float64(len(ss))
-	den := n*sxx - sx*sx
-	if den == 0 {
-		return 0
+	if den := n*sxx - sx*sx; den != 0 {
+		l.slope = (n*sxy - sx*sy) / den
 	}
-	return (n*sxy - sx*sy) / den
+	l.intercept = (sy - l.slope*sx) / n
+	return l
+}
+
+// deviation is the standard deviation of f over the samples around l.
+func (l line) deviation(ss []sample, f func(placement.Resources) float64) float64 {
+	var sum float64
+	for _, s := range ss {
+		e := f(s.demand) - (l.intercept + l.slope*s.at.Sub(l.t0).Seconds())
+		sum += e * e
+	}
+	return math.Sqrt(sum / float64(len(ss)))
 }
 
 // largest is the largest request seen over the window.

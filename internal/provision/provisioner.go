@@ -60,6 +60,16 @@ func (p *Provisioner) decide(o Observation) Decision {
 		clear(p.unneededSince)
 		return p.provision(o)
 	case o.Cloud.Phase == Provisioning:
+		// The predictive mode grows the pools of a cluster being
+		// provisioned when the forecast outgrows what it was asked for:
+		// the nodes join with it, or a node's delay after they are asked
+		// for. The reactive mode waits for the cluster, as seed 001's
+		// Algorithm 4 does.
+		if p.cfg.Mode == Predictive {
+			if d := p.scaleUp(o, conds); d.Action != None {
+				return d
+			}
+		}
 		return Decision{Action: None, Reason: "cloud cluster is being provisioned"}
 	}
 	if d := p.scaleUp(o, conds); d.Action != None {
@@ -74,18 +84,18 @@ func (p *Provisioner) decide(o Observation) Decision {
 	return p.scaleDown(o, conds)
 }
 
-// expected are, in predictive mode, the replicas the forecast adds over
-// lead (plus one period): the rise of the demand's trend, cut into replicas
+// expected are, in predictive mode, the replicas the forecast for r adds
+// over r's lead: the rise of the demand's trend, cut into replicas
 // of the mean size asked for now, with the target utilization's headroom
 // for fragmentation and forecast error. It is empty in reactive mode and
 // while the demand does not rise. Only the rise is forecast: the replicas
 // asked for now are placed, or unschedulable, already.
-func (p *Provisioner) expected(o Observation, lead time.Duration) []placement.Resources {
+func (p *Provisioner) expected(o Observation, r reach) []placement.Resources {
 	if p.cfg.Mode != Predictive || o.Demand.Pods <= 0 {
 		return nil
 	}
 	var out []placement.Resources
-	f := p.trend.forecast(lead + p.cfg.Period)
+	f := p.trend.forecast(p.lead(r), r)
 	riseCPU, riseMem := f.MilliCPU-o.Demand.MilliCPU, f.Memory-o.Demand.Memory
 	if riseCPU <= 0 && riseMem <= 0 {
 		return out
@@ -106,6 +116,22 @@ func (p *Provisioner) expected(o Observation, lead time.Duration) []placement.Re
 	return out
 }
 
+// lead is how far ahead the forecast for r looks: until the nodes or the
+// cluster asked for now would be ready, plus three quarters of a period,
+// for the demand that the next decision would be late for. (A whole
+// period bought ahead of need on the runs of the eighth cost round.)
+func (p *Provisioner) lead(r reach) time.Duration {
+	next := p.cfg.Period * 3 / 4
+	switch r {
+	case forKeeping:
+		return p.cfg.ClusterDelay + next
+	case forBuying:
+		return p.cfg.ClusterDelay + p.cfg.NodeDelay + next
+	default:
+		return p.cfg.NodeDelay + next
+	}
+}
+
 // maxExpected bounds the replicas a forecast adds, so that a wild trend
 // costs a bounded amount of packing.
 const maxExpected = 10000
@@ -116,7 +142,7 @@ const maxExpected = 10000
 // member clusters, and whatever is left over into the cheapest mix of new
 // nodes. It also returns the replicas no flavor holds and how many
 // forecast replicas need new nodes.
-func (p *Provisioner) shortage(o Observation, lead time.Duration, cloud []NodeState) (mix, []placement.Resources, int) {
+func (p *Provisioner) shortage(o Observation, r reach, cloud []NodeState) (mix, []placement.Resources, int) {
 	cloudFree := make([]placement.Resources, 0, len(cloud))
 	for _, n := range cloud {
 		cloudFree = append(cloudFree, minus(n.Allocatable, n.Requested))
@@ -129,7 +155,7 @@ func (p *Provisioner) shortage(o Observation, lead time.Duration, cloud []NodeSt
 	}
 	free := append(decreasingFree(o.Free), cloudFree...)
 	extra := 0
-	for _, e := range p.expected(o, lead) {
+	for _, e := range p.expected(o, r) {
 		if !firstFit(e, free) {
 			rest = append(rest, e)
 			extra++
@@ -192,7 +218,7 @@ func explain(o Observation, m mix, unfit []placement.Resources, extra, moving in
 }
 
 func (p *Provisioner) provision(o Observation) Decision {
-	m, unfit, extra := p.shortage(o, p.cfg.ClusterDelay+p.cfg.NodeDelay, nil)
+	m, unfit, extra := p.shortage(o, forBuying, nil)
 	if len(m.nodes) == 0 {
 		if len(unfit) > 0 {
 			return Decision{Action: None, Reason: fmt.Sprintf("%d replicas larger than every flavor", len(unfit))}
@@ -223,7 +249,7 @@ func (p *Provisioner) scaleUp(o Observation, conds map[string]NodeCondition) Dec
 			moving += len(n.Pods)
 		}
 	}
-	m, unfit, extra := p.shortage(with, p.cfg.NodeDelay, usable)
+	m, unfit, extra := p.shortage(with, forNodes, usable)
 	m = p.limit(p.pad(m, len(usable)), p.cfg.MaxNodes-len(o.Cloud.Nodes))
 	if len(m.nodes) == 0 {
 		return Decision{Action: None}
@@ -239,7 +265,7 @@ func (p *Provisioner) deprovision(o Observation) Decision {
 	if p.idleSince.IsZero() {
 		p.idleSince = o.Now
 	}
-	if m, _, _ := p.shortage(o, p.cfg.ClusterDelay, nil); len(m.nodes) > 0 {
+	if m, _, _ := p.shortage(o, forKeeping, nil); len(m.nodes) > 0 {
 		// The forecast would ask for the cluster again before a new one
 		// could be ready.
 		return Decision{Action: None}

@@ -59,6 +59,30 @@ func rising(n int64, free []placement.Resources) Observation {
 	}
 }
 
+// provisioningSteps are the rise of "predictive provisions for the rise
+// it forecasts", 2 replicas of 1 CPU a minute, with a cloud cluster being
+// provisioned with one xlarge node (8 CPU) from minute 6 (bought then in
+// predictive mode, before it by someone else in reactive mode). At minute
+// 8 the members are full and 4 replicas are unschedulable, which the
+// coming node holds. The forecast over a node's delay (2 × 2.4 minutes /
+// 0.9, and the largest) adds 7, of which 4 fit beside them.
+func provisioningSteps(at6, at8 Decision) []step {
+	var free []placement.Resources
+	for range 10 {
+		free = append(free, cpu(1000))
+	}
+	var steps []step
+	for i, n := range []int64{40, 44, 48} {
+		steps = append(steps, step{at: time.Duration(2*i) * time.Minute, obs: rising(n, free), want: Decision{Action: None, Reason: "member clusters have room"}})
+	}
+	steps = append(steps, step{at: 6 * time.Minute, obs: rising(52, free), want: at6})
+	coming := NodeState{Name: "coming-xlarge-0", Flavor: "xlarge", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}}
+	o := rising(56, nil)
+	o.Unschedulable = []placement.Resources{cpu(1000), cpu(1000), cpu(1000), cpu(1000)}
+	o.Cloud = &Cloud{Phase: Provisioning, Nodes: []NodeState{coming}}
+	return append(steps, step{at: 8 * time.Minute, obs: o, want: at8})
+}
+
 func inCloud(o Observation, c *Cloud) Observation {
 	o.Cloud = c
 	return o
@@ -112,12 +136,27 @@ func TestProvisioner(t *testing.T) {
 				{0, rising(40, free), Decision{Action: None, Reason: "member clusters have room"}},
 				{2 * time.Minute, rising(44, free), Decision{Action: None, Reason: "member clusters have room"}},
 				{4 * time.Minute, rising(48, free), Decision{Action: None, Reason: "member clusters have room"}},
-				// 2 replicas/min × 7.5 min = 15, / 0.9 = 17, and room for
-				// the largest: 18 replicas of 1 CPU, 10 of which fit in
-				// the free space of the members.
+				// 2 replicas/min × 7.4 min (the cluster's and a node's
+				// delay, and three quarters of the period) = 14.75, / 0.9
+				// = 17, and room for the largest: 18 replicas of 1 CPU, 10
+				// of which fit in the free space of the members.
 				{6 * time.Minute, rising(52, free),
 					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40/h)"}},
 			},
+		},
+		{
+			name: "predictive grows a cluster being provisioned when the forecast outgrows it",
+			mode: Predictive,
+			steps: provisioningSteps(
+				Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40/h)"},
+				Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "4 replicas unschedulable, forecast needs room for 3 more (0.20/h)"}),
+		},
+		{
+			name: "reactive waits for the cluster being provisioned",
+			mode: Reactive,
+			steps: provisioningSteps(
+				Decision{Action: None, Reason: "member clusters have room"},
+				Decision{Action: None, Reason: "cloud cluster is being provisioned"}),
 		},
 		{
 			name: "unschedulable replicas that fit in nodes being added need nothing more",
@@ -282,8 +321,10 @@ func TestTrend(t *testing.T) {
 	demand := []int64{40, 44, 48, 52, 52, 52, 52, 52, 52, 52, 52, 52, 52}
 	want := map[Mode][]Trend{
 		Reactive: {"", "", "", "", "", "", "", "", "", "", "", "", ""},
-		// The 10-minute window holds only the flat demand from minute 16 on.
-		Predictive: {"", "", "", Rising, Rising, Rising, Rising, Rising, Settled, Settled, Settled, Settled, Settled},
+		// The slope is the lower of the window's and its last half's: the
+		// demand is settled once the last half (three samples) is flat, at
+		// minute 10, though the 10-minute window rises until minute 16.
+		Predictive: {"", "", "", Rising, Rising, Settled, Settled, Settled, Settled, Settled, Settled, Settled, Settled},
 	}
 	for mode, trends := range want {
 		p := New(config(mode))

@@ -15,7 +15,8 @@ import (
 // nodes of its pools being added and removed.
 type cloudState struct {
 	member *member // nil while the cluster is provisioning
-	// initial are the nodes the cluster was asked for with.
+	// initial are the nodes the cluster joins with: those it was asked
+	// for with, and those added while it was provisioned that are ready.
 	initial []*cluster.Node
 	// coming are the nodes asked for and not ready yet.
 	coming []*cluster.Node
@@ -165,6 +166,11 @@ func (w *world) provisionInput() provision.Input {
 	in.Cloud = &provision.Cloud{Phase: provision.Provisioning}
 	m := c.member
 	if m == nil {
+		// Every node asked for is coming, as the controller lists the
+		// workers asked of the backend's pools.
+		for _, n := range append(slices.Clone(c.initial), c.coming...) {
+			in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable})
+		}
 		return in
 	}
 	in.Cloud.Phase = provision.Ready
@@ -249,7 +255,7 @@ func (w *world) addCloudNodes(d provision.Decision) {
 	c.coming = append(c.coming, nodes...)
 	for _, node := range nodes {
 		w.eng.After(w.sc.Cloud.NodeDelay, func() {
-			if w.cloud != c || c.member == nil {
+			if w.cloud != c {
 				return
 			}
 			for i, n := range c.coming {
@@ -257,6 +263,12 @@ func (w *world) addCloudNodes(d provision.Decision) {
 					c.coming = append(c.coming[:i], c.coming[i+1:]...)
 					break
 				}
+			}
+			if c.member == nil {
+				// Asked for while the cluster is provisioned: the node
+				// joins with it.
+				c.initial = append(c.initial, node)
+				return
 			}
 			c.member.AddNode(node)
 			c.joined[node.Name] = w.now()

@@ -27,9 +27,6 @@ const (
 	podsPerNode = 110
 	// scaleDownUtilization is the Kubernetes cluster autoscaler's default.
 	scaleDownUtilization = 0.5
-	// targetUtilization and trendWindow drive the predictive mode.
-	targetUtilization = 0.85
-	trendWindow       = 10 * time.Minute
 	// defaultClusterDelay and defaultNodeDelay are the lead times the
 	// predictive mode assumes until one provisioning has been measured
 	// (seed 001 measured minutes on OpenStack).
@@ -111,8 +108,8 @@ func config(cp *multiclusterv1alpha1.CloudProvisioner, flavors []provision.Flavo
 		ScaleDownDelay:       durationOr(cp.Spec.ScaleDownDelay, 10*time.Minute),
 		ScaleDownUtilization: scaleDownUtilization,
 		DeprovisionDelay:     durationOr(cp.Spec.DeprovisionDelay, 20*time.Minute),
-		TargetUtilization:    targetUtilization,
-		TrendWindow:          max(trendWindow, period),
+		TargetUtilization:    provision.DefaultTargetUtilization,
+		TrendWindow:          max(provision.DefaultTrendWindow, period),
 	}
 }
 

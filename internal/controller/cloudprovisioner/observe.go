@@ -66,6 +66,9 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	name := string(cp.Spec.CloudClusterName)
 	m, joined := r.Inventory.Member(name)
 	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined || cr == nil {
+		// Every worker asked for is coming, so that the predictive mode
+		// grows the pools only beyond them.
+		in.Cloud.Nodes = coming(spec, flavors, nil)
 		return provision.Observe(in), nil
 	}
 	in.Cloud.Phase = provision.Ready
@@ -75,16 +78,24 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 		registered[n.Flavor]++
 		in.Cloud.Nodes = append(in.Cloud.Nodes, n)
 	}
-	// Nodes asked for and not registered yet count as coming, so that
-	// they are not asked for twice. A retired pool's are not asked for.
+	in.Cloud.Nodes = append(in.Cloud.Nodes, coming(spec, flavors, registered)...)
+	in.CloudPending = unschedulablePods(cr.pods)
+	return provision.Observe(in), nil
+}
+
+// coming are the workers spec's pools ask for beyond those registered,
+// per pool: nodes asked for and not registered yet, which count as
+// coming so that they are not asked for twice. A retired pool's are not
+// asked for.
+func coming(spec cloud.Spec, flavors []provision.Flavor, registered map[string]int32) []provision.NodeState {
+	var out []provision.NodeState
 	for _, p := range spec.Pools {
 		f, ok := provision.Config{Flavors: flavors}.Flavor(p.Name)
 		for i := registered[p.Name]; ok && i < p.Workers; i++ {
-			in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: fmt.Sprintf("coming-%s-%d", p.Name, i), Flavor: p.Name, Allocatable: f.Allocatable})
+			out = append(out, provision.NodeState{Name: fmt.Sprintf("coming-%s-%d", p.Name, i), Flavor: p.Name, Allocatable: f.Allocatable})
 		}
 	}
-	in.CloudPending = unschedulablePods(cr.pods)
-	return provision.Observe(in), nil
+	return out
 }
 
 // nodeStates are the registered nodes of the cloud cluster as the

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/meridian-dev/meridian/internal/learn"
+	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 )
@@ -43,16 +43,12 @@ type Series struct {
 	CloudPaidCores  []float64 `json:"cloudPaidCores"`
 }
 
-// defaultTrendWindow is the scenario default of a policy's TrendWindow,
-// which only predictive provisioning reads.
-const defaultTrendWindow = 10 * time.Minute
-
 // EvalPolicy is how every policy of an evaluation places: with
 // substitution and bursting (as seed 001's mck8s), the reactive cloud
 // provisioner, and no re-scheduler, so that only the ranking differs.
 func EvalPolicy(name, placement string) scenario.Policy {
 	return scenario.Policy{Name: name, Placement: placement, Substitution: true, Bursting: true, Provisioning: "Reactive",
-		TargetUtilization: 0.85, TrendWindow: defaultTrendWindow}
+		TargetUtilization: provision.DefaultTargetUtilization, TrendWindow: provision.DefaultTrendWindow}
 }
 
 // Evaluate runs sc for seed in the simulator of `meridian sim` with

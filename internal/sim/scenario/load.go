@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
 
@@ -150,9 +151,9 @@ func (s *Scenario) setDefaults() {
 	for i := range s.Policies {
 		p := &s.Policies[i]
 		if p.TargetUtilization == 0 {
-			p.TargetUtilization = 0.85
+			p.TargetUtilization = provision.DefaultTargetUtilization
 		}
-		def(&p.TrendWindow, 10*time.Minute)
+		def(&p.TrendWindow, provision.DefaultTrendWindow)
 	}
 }
 

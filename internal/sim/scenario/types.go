@@ -156,8 +156,9 @@ type Policy struct {
 	NumberOfLocations int32  `json:"numberOfLocations,omitempty"`
 	// Provisioning is empty (no cloud), Reactive or Predictive.
 	Provisioning string `json:"provisioning,omitempty"`
-	// TargetUtilization (0.85) and TrendWindow (10m) tune predictive
-	// provisioning.
+	// TargetUtilization and TrendWindow tune predictive provisioning;
+	// zero means provision.DefaultTargetUtilization (0.8) and
+	// DefaultTrendWindow (15m).
 	TargetUtilization float64       `json:"targetUtilization,omitempty"`
 	TrendWindow       time.Duration `json:"trendWindow,omitempty"`
 	// Rescheduler pulls replicas back to their preferred clusters.
