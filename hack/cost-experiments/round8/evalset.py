@@ -3,12 +3,15 @@
 # baseline-all.json), with the sums per scenario and the seed-1 runs.
 import json,sys
 from concurrent.futures import ThreadPoolExecutor
-from common import run
+from common import run, base
 runs=[('vi-b',s) for s in range(int(sys.argv[2]),int(sys.argv[3]))]+[('heavy-tail',s) for s in range(int(sys.argv[4]),int(sys.argv[5]))]
 env=json.loads(sys.argv[1])
 with ThreadPoolExecutor(2) as ex: rs=list(ex.map(lambda a: run(env,*a),runs))
 for sc in ['vi-b','heavy-tail']:
     x=[r for r in rs if r[0]==sc]
+    m=[base[f'{sc}{r[1]}']['mck8s'] for r in x]
     print(sc,'both %d/%d low %d sum diff %+.2f'%(sum(r[5] for r in x),len(x),sum(r[2]<=0.01 for r in x),sum(r[4] for r in x)))
+    print('  mean max pending %.2f%% (mck8s %.2f%%), CPU-h %.2f (mck8s %.2f), at or below 1%%: mck8s %d'%(
+        100*sum(r[2] for r in x)/len(x),100*sum(p for p,_ in m)/len(m),sum(r[3] for r in x),sum(c for _,c in m),sum(p<=0.01 for p,_ in m)))
 for r in rs:
     if r[1]==1: print('  seed 1',r)
