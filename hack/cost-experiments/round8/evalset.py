@@ -1,7 +1,8 @@
 # evalset.py ENVJSON V0 V1 H0 H1: the variant (X_* switches as JSON) on VI-B seeds
 # V0..V1-1 and heavy-tail seeds H0..H1-1, beside mck8s on each (BASE:
-# baseline-all.json), with the sums per scenario and the seed-1 runs.
-import json,sys
+# baseline-all.json), with the sums per scenario and the seed-1 runs; SVG=FILE
+# also writes chart.py's scatter of every run (LABEL names the variant).
+import json,os,sys
 from concurrent.futures import ThreadPoolExecutor
 from common import run, base
 runs=[('vi-b',s) for s in range(int(sys.argv[2]),int(sys.argv[3]))]+[('heavy-tail',s) for s in range(int(sys.argv[4]),int(sys.argv[5]))]
@@ -15,3 +16,7 @@ for sc in ['vi-b','heavy-tail']:
         100*sum(r[2] for r in x)/len(x),100*sum(p for p,_ in m)/len(m),sum(r[3] for r in x),sum(c for _,c in m),sum(p<=0.01 for p,_ in m)))
 for r in rs:
     if r[1]==1: print('  seed 1',r)
+if os.environ.get('SVG'):
+    from chart import scatter
+    scatter(rs,base,os.environ['SVG'],os.environ.get('LABEL','the variant'))
+
