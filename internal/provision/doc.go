@@ -27,23 +27,32 @@
 // Cloud capacity is not instant (Cluster API on OpenStack takes minutes for a
 // cluster and for each added node), so a reactive provisioner leaves replicas
 // Pending for at least that long whenever the member clusters fill up. The
-// Reactive mode provisions only for what is unschedulable; the Predictive
-// mode, Meridian's default, also provisions ahead of need, sized to what the
-// forecast says will not fit rather than to the whole demand:
+// Reactive mode (the CloudProvisioner's default) provisions only for what
+// is unschedulable; the Predictive mode also provisions ahead of need,
+// sized to what the forecast says will not fit rather than to the whole
+// demand:
 //
 //   - It keeps a history of the demand (the requests of every replica asked
 //     for, placed or not) and fits a least-squares line over the trend
 //     window, once the history spans half the window.
 //   - Only the rise is forecast: the replicas asked for now are placed, or
 //     unschedulable, already. The rise at now + lead time (what new capacity
-//     takes to arrive, plus one period) is cut into replicas of the mean
-//     size asked for, divided by the target utilization for fragmentation
-//     and forecast error, plus one replica of the largest size asked for in
-//     the window, so that a large replica arriving finds room.
+//     takes to arrive, plus three quarters of a period) is read as the
+//     decision needs it (reach): nodes follow the lower of the window's
+//     slope and its last half's; buying a cluster follows the window's, and
+//     it and keeping an idle cluster add half a standard deviation of the
+//     demand around the line while the line rises. The rise is cut into
+//     replicas of the mean size asked for, divided by the target utilization
+//     for fragmentation and forecast error, plus one replica of the largest
+//     size asked for in the window, so that a large replica arriving finds
+//     room.
 //   - Those replicas are packed into the free space of the member clusters'
 //     nodes and the cloud nodes; only those that fit nowhere buy nodes.
 //     A falling trend is taken as flat, so capacity is released by
 //     consolidation, not by the forecast.
+//   - While the cloud cluster is being provisioned, nodes the forecast
+//     needs beyond those asked for are added to its pools: they join with
+//     it, not a node's delay after it is ready.
 //
 // # Node conditions
 //

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -15,7 +16,10 @@ type sample struct {
 
 // trend keeps the demand history of the last window and extrapolates it.
 type trend struct {
-	window  time.Duration
+	window time.Duration
+	// spacing is the least time between two samples but the newest: the
+	// decision period.
+	spacing time.Duration
 	samples []sample
 }
 
@@ -44,9 +48,16 @@ const (
 
 // marginZ is how many standard deviations of the demand around its
 // trend line the cluster forecasts (forKeeping, forBuying) add while the
-// demand rises: the noise a cluster's longer lead cannot wait out.
+// line of its CPU rises: the noise a cluster's longer lead cannot wait
+// out.
 const marginZ = 0.5
 
+// add records the demand at at. A sample less than spacing after the one
+// before the newest replaces the newest (keeping the larger largest), so
+// that the history holds about one sample a period however often the
+// controller is woken (every 2 s while a cluster is provisioned), as the
+// simulator's does: a burst of wake-ups must not outweigh the rest of the
+// window in the line's fit.
 func (t *trend) add(at time.Time, d, largest placement.Resources) {
 	cutoff := at.Add(-t.window)
 	kept := t.samples[:0]
@@ -55,7 +66,23 @@ func (t *trend) add(at time.Time, d, largest placement.Resources) {
 			kept = append(kept, s)
 		}
 	}
+	if n := len(kept); n >= 2 && at.Sub(kept[n-2].at) < t.spacing {
+		if larger(kept[n-1].largest, largest) {
+			largest = kept[n-1].largest
+		}
+		kept[n-1] = sample{at: at, demand: d, largest: largest}
+		t.samples = kept
+		return
+	}
 	t.samples = append(kept, sample{at: at, demand: d, largest: largest})
+}
+
+// recent are the samples of the later half of the history's span.
+func (t *trend) recent() []sample {
+	first, last := t.samples[0].at, t.samples[len(t.samples)-1].at
+	mid := first.Add(last.Sub(first) / 2)
+	i, _ := slices.BinarySearchFunc(t.samples, mid, func(s sample, at time.Time) int { return s.at.Compare(at) })
+	return t.samples[i:]
 }
 
 // known reports whether the history is long enough to forecast from:
@@ -81,10 +108,12 @@ func (t *trend) forecast(lead time.Duration, r reach) placement.Resources {
 	}
 	cpuLine, memLine := fit(t.samples, milliCPU), fit(t.samples, memory)
 	cpu, mem := cpuLine.slope, memLine.slope
-	if recent := t.samples[len(t.samples)/2:]; r != forBuying && len(recent) >= 3 {
+	if recent := t.recent(); r != forBuying && len(recent) >= 3 {
 		cpu = min(cpu, fit(recent, milliCPU).slope)
 		mem = min(mem, fit(recent, memory).slope)
 	}
+	// The CPU line says whether the demand rises, for both margins, as
+	// it does for the trend reported.
 	var cpuMargin, memMargin float64
 	if r != forNodes && cpuLine.slope > 0 {
 		cpuMargin = marginZ * cpuLine.deviation(t.samples, milliCPU)

@@ -50,3 +50,32 @@ func TestForecast(t *testing.T) {
 		})
 	}
 }
+
+// TestTrendSpacing: woken every 2 s (as the controller is while a cluster
+// is provisioned), the history keeps about one sample a period of 30 s, so
+// the wake-ups do not outweigh the rest of the window in the line's fit;
+// the newest sample is the latest demand, and a replaced sample's largest
+// request is kept.
+func TestTrendSpacing(t *testing.T) {
+	tr := trend{window: 15 * time.Minute, spacing: 30 * time.Second}
+	for s := 0; s <= 300; s += 2 {
+		largest := cpu(1000)
+		if s == 290 {
+			largest = cpu(6000)
+		}
+		tr.add(start.Add(time.Duration(s)*time.Second), cpu(int64(1000+s)), largest)
+	}
+	var got []int
+	for _, s := range tr.samples {
+		got = append(got, int(s.at.Sub(start).Seconds()))
+	}
+	// A sample is kept once the next comes 30 s after the one before it:
+	// every 28 s at 2-s wake-ups.
+	want := []int{0, 28, 56, 84, 112, 140, 168, 196, 224, 252, 280, 300}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("seconds of the samples kept (-want +got):\n%s", diff)
+	}
+	if newest := tr.samples[len(tr.samples)-1]; newest.demand.MilliCPU != 1300 || newest.largest.MilliCPU != 6000 {
+		t.Errorf("newest sample: demand %dm, largest %dm; want 1300m and the 6000m seen at 290 s", newest.demand.MilliCPU, newest.largest.MilliCPU)
+	}
+}

@@ -16,6 +16,11 @@ const (
 	Provisioning Phase = "Provisioning"
 	// Ready means the cluster takes workloads.
 	Ready Phase = "Ready"
+	// Unreachable means the cluster was Ready and is not now: its member
+	// turned NotReady or cannot be read. What it holds cannot be seen, so
+	// nothing is decided, and nothing remembered of its nodes forgotten,
+	// until it is back.
+	Unreachable Phase = "Unreachable"
 )
 
 // NodeState is one node of the cloud cluster, as it was read: the

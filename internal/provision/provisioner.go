@@ -28,7 +28,7 @@ type Provisioner struct {
 func New(cfg Config) *Provisioner {
 	return &Provisioner{
 		cfg:           cfg,
-		trend:         trend{window: cfg.TrendWindow},
+		trend:         trend{window: cfg.TrendWindow, spacing: cfg.Period},
 		unneededSince: map[string]time.Time{},
 		seenReady:     map[string]bool{},
 		notReadySince: map[string]time.Time{},
@@ -53,6 +53,9 @@ func (p *Provisioner) Decide(o Observation) Decision {
 }
 
 func (p *Provisioner) decide(o Observation) Decision {
+	if o.Cloud != nil && o.Cloud.Phase == Unreachable {
+		return Decision{Action: None, Reason: "cloud cluster is unreachable"}
+	}
 	conds := p.conditions(o)
 	switch {
 	case o.Cloud == nil:

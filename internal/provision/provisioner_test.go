@@ -136,7 +136,7 @@ func TestProvisioner(t *testing.T) {
 				{0, rising(40, free), Decision{Action: None, Reason: "member clusters have room"}},
 				{2 * time.Minute, rising(44, free), Decision{Action: None, Reason: "member clusters have room"}},
 				{4 * time.Minute, rising(48, free), Decision{Action: None, Reason: "member clusters have room"}},
-				// 2 replicas/min × 7.4 min (the cluster's and a node's
+				// 2 replicas/min × 7.375 min (the cluster's and a node's
 				// delay, and three quarters of the period) = 14.75, / 0.9
 				// = 17, and room for the largest: 18 replicas of 1 CPU, 10
 				// of which fit in the free space of the members.
@@ -157,6 +157,14 @@ func TestProvisioner(t *testing.T) {
 			steps: provisioningSteps(
 				Decision{Action: None, Reason: "member clusters have room"},
 				Decision{Action: None, Reason: "cloud cluster is being provisioned"}),
+		},
+		{
+			name: "nothing is decided while the cloud cluster is unreachable",
+			mode: Predictive,
+			steps: []step{
+				{0, Observation{Capacity: capacity, Unschedulable: []placement.Resources{cpu(2000)}, Cloud: &Cloud{Phase: Unreachable}},
+					Decision{Action: None, Reason: "cloud cluster is unreachable"}},
+			},
 		},
 		{
 			name: "unschedulable replicas that fit in nodes being added need nothing more",

@@ -265,8 +265,9 @@ func (w *world) addCloudNodes(d provision.Decision) {
 				}
 			}
 			if c.member == nil {
-				// Asked for while the cluster is provisioned: the node
-				// joins with it.
+				// Asked for while the cluster is provisioned: a machine
+				// cannot join a control plane that is not up, so it joins
+				// with the cluster.
 				c.initial = append(c.initial, node)
 				return
 			}

@@ -100,7 +100,7 @@ func TestDeterminism(t *testing.T) {
 // TestGolden pins every built-in scenario's results; refresh them with
 // go test ./internal/sim -update after a deliberate change.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"vi-b", "vi-c", "vi-d"} {
+	for _, name := range []string{"vi-b", "vi-c", "vi-d", "heavy-tail"} {
 		t.Run(name, func(t *testing.T) {
 			got := deterministic(t, run(t, name, nil))
 			path := filepath.Join("testdata", name+".golden.json")

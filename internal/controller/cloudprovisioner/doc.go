@@ -10,7 +10,8 @@
 //   - the demand (every replica asked for) and the capacity of the member
 //     clusters that are not cloud clusters, for the predictive mode;
 //   - the cloud cluster itself: what the backend reports (every pool it
-//     finds, those of removed flavors too), and, once it has joined, its
+//     finds, those of removed flavors too); while it is being created, the
+//     workers asked of its pools, as coming nodes; once it has joined, its
 //     nodes (Ready, cordoned, draining, when they registered) with the pods
 //     a drain would move, listed once per period and shared with the
 //     drains.

@@ -66,9 +66,15 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	name := string(cp.Spec.CloudClusterName)
 	m, joined := r.Inventory.Member(name)
 	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined || cr == nil {
-		// Every worker asked for is coming, so that the predictive mode
-		// grows the pools only beyond them.
-		in.Cloud.Nodes = coming(spec, flavors, nil)
+		if cp.Status.ProvisionedTime != nil {
+			// Ready once, and its member NotReady or unread now.
+			in.Cloud.Phase = provision.Unreachable
+			return provision.Observe(in), nil
+		}
+		// Being created: every worker asked for is coming, so that the
+		// predictive mode grows the pools only beyond them, and a retired
+		// pool's count toward maxNodes.
+		in.Cloud.Nodes = append(coming(spec, flavors, nil), retiredWorkers(spec)...)
 		return provision.Observe(in), nil
 	}
 	in.Cloud.Phase = provision.Ready
@@ -81,6 +87,20 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	in.Cloud.Nodes = append(in.Cloud.Nodes, coming(spec, flavors, registered)...)
 	in.CloudPending = unschedulablePods(cr.pods)
 	return provision.Observe(in), nil
+}
+
+// retiredWorkers are the workers asked of spec's retired pools, by
+// number: nodes of a flavor no longer configured, with no room.
+func retiredWorkers(spec cloud.Spec) []provision.NodeState {
+	var out []provision.NodeState
+	for _, p := range spec.Pools {
+		for i := range p.Workers {
+			if p.Retired {
+				out = append(out, provision.NodeState{Name: fmt.Sprintf("retired-%s-%d", p.Name, i), Flavor: p.Name})
+			}
+		}
+	}
+	return out
 }
 
 // coming are the workers spec's pools ask for beyond those registered,

@@ -19,10 +19,13 @@ import (
 )
 
 // TestGrowsAClusterBeingProvisioned: while the cloud cluster is being
-// provisioned, the observation lists the workers asked of each pool as
-// coming (so that the predictive mode grows the pools only beyond them),
-// and nodes the decision adds are recorded in status before the backend
-// is asked for the larger pool, with the phase still Provisioning.
+// created, the observation lists the workers asked of each pool as coming
+// (so that the predictive mode grows the pools only beyond them), and a
+// retired pool's workers; nodes the decision adds are recorded in status
+// before the backend is asked for the larger pool, with the phase still
+// Provisioning, so that a restarted controller observes them as coming.
+// A cluster that was Ready and is not now is Unreachable: nothing in it is
+// observed, and nothing decided.
 func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs an API server")
@@ -42,26 +45,35 @@ func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp.Status.Phase = multiclusterv1alpha1.PhaseProvisioning
-	cp.Status.Pools = []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 1}, {Name: "large", DesiredNodes: 2}}
+	cp.Status.Pools = []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 1}, {Name: "large", DesiredNodes: 2}, {Name: "old", DesiredNodes: 1, Removed: true}}
 	if err := c.Status().Update(t.Context(), cp); err != nil {
 		t.Fatal(err)
 	}
 	backend := &recordingBackend{c: c, key: client.ObjectKeyFromObject(cp)}
 	r := &Reconciler{Client: c, Inventory: inventory.New(inventory.Options{}), Clock: clocktesting.NewFakeClock(time.Now()), Recorder: events.NewFakeRecorder(10)}
-	spec, flavors, err := r.cloudSpec(t.Context(), cp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs, err := r.observe(t.Context(), cp, cloud.Status{Exists: true}, spec, flavors, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The backend reports the retired pool it found, as it does once a
+	// flavor is taken out of spec.flavors.
+	st := cloud.Status{Exists: true, Pools: []cloud.PoolStatus{{Name: "old", Workers: 1, Removed: true}}}
 	type node struct{ Name, Flavor string }
-	var got []node
-	for _, n := range obs.Cloud.Nodes {
-		got = append(got, node{n.Name, n.Flavor})
+	observe := func(cp *multiclusterv1alpha1.CloudProvisioner) (cloud.Spec, provision.Observation, []node) {
+		t.Helper()
+		spec, flavors, err := r.cloudSpec(t.Context(), cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		retire(&spec, st, cp.Status.Pools)
+		obs, err := r.observe(t.Context(), cp, st, spec, flavors, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nodes []node
+		for _, n := range obs.Cloud.Nodes {
+			nodes = append(nodes, node{n.Name, n.Flavor})
+		}
+		return spec, obs, nodes
 	}
-	want := []node{{"coming-medium-0", "medium"}, {"coming-large-0", "large"}, {"coming-large-1", "large"}}
+	spec, obs, got := observe(cp)
+	want := []node{{"coming-medium-0", "medium"}, {"coming-large-0", "large"}, {"coming-large-1", "large"}, {"retired-old-0", "old"}}
 	if obs.Cloud.Phase != provision.Provisioning {
 		t.Errorf("phase %s; want %s", obs.Cloud.Phase, provision.Provisioning)
 	}
@@ -70,14 +82,14 @@ func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 	}
 
 	d := provision.Decision{Action: provision.AddNodes, Add: []provision.NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "forecast needs room for 3 more (0.20/h)"}
-	if err := r.act(t.Context(), cp, backend, spec, cloud.Status{Exists: true}, obs, d, nil); err != nil {
+	if err := r.act(t.Context(), cp, backend, spec, st, obs, d, nil); err != nil {
 		t.Fatal(err)
 	}
-	wantStored := []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 1}, {Name: "large", DesiredNodes: 3}}
+	wantStored := []multiclusterv1alpha1.NodePoolStatus{{Name: "medium", DesiredNodes: 1}, {Name: "large", DesiredNodes: 3}, {Name: "old", DesiredNodes: 1, Nodes: 1, Removed: true}}
 	if diff := cmp.Diff(wantStored, backend.stored); diff != "" {
 		t.Errorf("status stored when the backend was asked (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]cloud.Pool{{Name: "medium", Flavor: "medium", Workers: 1}, {Name: "large", Flavor: "large", Workers: 3}}, poolsOf(backend.asked)); diff != "" {
+	if diff := cmp.Diff([]cloud.Pool{{Name: "medium", Flavor: "medium", Workers: 1}, {Name: "large", Flavor: "large", Workers: 3}, {Name: "old", Workers: 1}}, poolsOf(backend.asked)); diff != "" {
 		t.Errorf("asked of the backend (-want +got):\n%s", diff)
 	}
 	stored := &multiclusterv1alpha1.CloudProvisioner{}
@@ -86,5 +98,17 @@ func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 	}
 	if stored.Status.Phase != multiclusterv1alpha1.PhaseProvisioning {
 		t.Errorf("phase %s after the nodes were added; want %s", stored.Status.Phase, multiclusterv1alpha1.PhaseProvisioning)
+	}
+	// A restarted controller reads the grown pool back from status.
+	_, _, got = observe(stored)
+	want = []node{{"coming-medium-0", "medium"}, {"coming-large-0", "large"}, {"coming-large-1", "large"}, {"coming-large-2", "large"}, {"retired-old-0", "old"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nodes observed after a restart (-want +got):\n%s", diff)
+	}
+
+	// Once it was Ready, a cluster whose member is not is unreachable.
+	stored.Status.ProvisionedTime = &metav1.Time{Time: time.Now()}
+	if _, obs, got = observe(stored); obs.Cloud.Phase != provision.Unreachable || len(got) != 0 {
+		t.Errorf("a cluster Ready once and not joined now: phase %s, nodes %v; want %s and none", obs.Cloud.Phase, got, provision.Unreachable)
 	}
 }
