@@ -108,9 +108,11 @@ func (t *trend) forecast(lead time.Duration, r reach) placement.Resources {
 	}
 	cpuLine, memLine := fit(t.samples, milliCPU), fit(t.samples, memory)
 	cpu, mem := cpuLine.slope, memLine.slope
-	if recent := t.recent(); r != forBuying && len(recent) >= 3 {
-		cpu = min(cpu, fit(recent, milliCPU).slope)
-		mem = min(mem, fit(recent, memory).slope)
+	if r != forBuying {
+		if recent := t.recent(); len(recent) >= 3 {
+			cpu = min(cpu, fit(recent, milliCPU).slope)
+			mem = min(mem, fit(recent, memory).slope)
+		}
 	}
 	// The CPU line says whether the demand rises, for both margins, as
 	// it does for the trend reported.

@@ -64,8 +64,8 @@ func rising(n int64, free []placement.Resources) Observation {
 // provisioned with one xlarge node (8 CPU) from minute 6 (bought then in
 // predictive mode, before it by someone else in reactive mode). At minute
 // 8 the members are full and 4 replicas are unschedulable, which the
-// coming node holds. The forecast over a node's delay (2 × 2.4 minutes /
-// 0.9, and the largest) adds 7, of which 4 fit beside them.
+// coming node holds. The forecast over a node's delay (2 × 2.375 minutes
+// / 0.9, and the largest) adds 7, of which 4 fit beside them.
 func provisioningSteps(at6, at8 Decision) []step {
 	var free []placement.Resources
 	for range 10 {

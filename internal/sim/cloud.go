@@ -168,8 +168,8 @@ func (w *world) provisionInput() provision.Input {
 	if m == nil {
 		// Every node asked for is coming, as the controller lists the
 		// workers asked of the backend's pools.
-		for _, n := range append(slices.Clone(c.initial), c.coming...) {
-			in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable})
+		for _, n := range slices.Concat(c.initial, c.coming) {
+			in.Cloud.Nodes = append(in.Cloud.Nodes, c.comingState(n))
 		}
 		return in
 	}
@@ -188,7 +188,7 @@ func (w *world) provisionInput() provision.Input {
 		in.Cloud.Nodes = append(in.Cloud.Nodes, ns)
 	}
 	for _, n := range c.coming {
-		in.Cloud.Nodes = append(in.Cloud.Nodes, provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable})
+		in.Cloud.Nodes = append(in.Cloud.Nodes, c.comingState(n))
 	}
 	for _, wl := range w.active {
 		if wl.counts(false)[m.Name] > 0 {
@@ -196,6 +196,12 @@ func (w *world) provisionInput() provision.Input {
 		}
 	}
 	return in
+}
+
+// comingState is n as the provisioner sees a node asked for that has not
+// joined: its pool and size, nothing more.
+func (c *cloudState) comingState(n *cluster.Node) provision.NodeState {
+	return provision.NodeState{Name: n.Name, Flavor: c.flavors[n.Name].Name, Allocatable: n.Allocatable}
 }
 
 // pay starts (n 1) or stops (n -1) paying for a node of flavor f.

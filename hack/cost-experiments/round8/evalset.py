@@ -14,6 +14,15 @@ for sc in ['vi-b','heavy-tail']:
     print(sc,'both %d/%d low %d sum diff %+.2f'%(sum(r[5] for r in x),len(x),sum(r[2]<=0.01 for r in x),sum(r[4] for r in x)))
     print('  mean max pending %.2f%% (mck8s %.2f%%), CPU-h %.2f (mck8s %.2f), at or below 1%%: mck8s %d'%(
         100*sum(r[2] for r in x)/len(x),100*sum(p for p,_ in m)/len(m),sum(r[3] for r in x),sum(c for _,c in m),sum(p<=0.01 for p,_ in m)))
+def median(v): v=sorted(v); return (v[(len(v)-1)//2]+v[len(v)//2])/2 if v else 0
+mck8s=lambda r: base[f'{r[0]}{r[1]}']['mck8s']
+high=[100*r[2] for r in rs if r[2]>0.01]
+over=[100*r[4]/mck8s(r)[1] for r in rs if r[4]>0.005]
+print('all: pending at most mck8s\'s on %d/%d; targets missed: pending only %d, cost only %d, both %d'%(
+    sum(r[2]<=mck8s(r)[0] for r in rs),len(rs),sum(r[2]>0.01 and r[4]<=0.005 for r in rs),
+    sum(r[2]<=0.01 and r[4]>0.005 for r in rs),sum(r[2]>0.01 and r[4]>0.005 for r in rs)))
+print('  pending above 1%%: median %.2f%%, max %.2f%%; cost above mck8s\'s: median %+.1f%%, max %+.1f%%'%(
+    median(high),max(high,default=0),median(over),max(over,default=0)))
 for r in rs:
     if r[1]==1: print('  seed 1',r)
 if os.environ.get('SVG'):

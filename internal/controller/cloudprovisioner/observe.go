@@ -94,10 +94,11 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 func retiredWorkers(spec cloud.Spec) []provision.NodeState {
 	var out []provision.NodeState
 	for _, p := range spec.Pools {
+		if !p.Retired {
+			continue
+		}
 		for i := range p.Workers {
-			if p.Retired {
-				out = append(out, provision.NodeState{Name: fmt.Sprintf("retired-%s-%d", p.Name, i), Flavor: p.Name})
-			}
+			out = append(out, provision.NodeState{Name: fmt.Sprintf("retired-%s-%d", p.Name, i), Flavor: p.Name})
 		}
 	}
 	return out
