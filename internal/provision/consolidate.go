@@ -147,10 +147,10 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 // predictive mode keeps that guard (a drain's pods need room at the moment
 // bursts need it), and once the demand is settled it consolidates as
 // Karpenter does, whatever a node's use: a node whose pods fit on the
-// others is paid for and holds nothing the others could not. On the
-// simulator's VI-B (seeds 1-7) and heavy-tail (seeds 1-4) this took 3.2
-// and 9.5 cloud CPU-hours off the sums, with no run's pending higher
-// (docs/design/20261123-predictive-cost.md).
+// others is paid for and holds nothing the others could not. Not while
+// the demand rises: a drained node's pods would take the room that the
+// next burst needs, and runs that dropped the guard then went above 1 %
+// pending (docs/design/20261123-predictive-cost.md).
 func (p *Provisioner) settled(o Observation) bool {
 	return p.cfg.Mode == Predictive && len(p.expected(o, forNodes)) == 0
 }

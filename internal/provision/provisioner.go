@@ -121,8 +121,10 @@ func (p *Provisioner) expected(o Observation, r reach) []placement.Resources {
 
 // lead is how far ahead the forecast for r looks: until the nodes or the
 // cluster asked for now would be ready, plus three quarters of a period,
-// for the demand that the next decision would be late for. (A whole
-// period bought ahead of need on the runs of the eighth cost round.)
+// for the demand that the next decision would be late for. Not a whole
+// period: the next decision comes at most a period later and the rise
+// it would be late for is seldom a whole period's, so a whole period
+// bought nodes ahead of need (docs/design/20261123-predictive-cost.md).
 func (p *Provisioner) lead(r reach) time.Duration {
 	next := p.cfg.Period * 3 / 4
 	switch r {
