@@ -93,7 +93,11 @@ const (
 
 // Workload is one MultiClusterDeployment or MultiClusterJob to place.
 type Workload struct {
-	// Key identifies the workload, as namespace/name.
+	// Key identifies the workload and its assumptions. The controllers use
+	// workload.Key, kind/namespace/name (for example
+	// "MultiClusterDeployment/default/web"), which is also the inventory's
+	// owner key of the member objects and pods made for it, so that what a
+	// member reports can be matched to what was assumed.
 	Key  string
 	Kind WorkloadKind
 	// Replicas is the number of pods wanted in total.
