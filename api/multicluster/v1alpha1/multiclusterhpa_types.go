@@ -29,8 +29,13 @@ type MultiClusterHorizontalPodAutoscalerSpec struct {
 	MaxReplicas int32 `json:"maxReplicas"`
 
 	// metrics drive the desired replicas, in the HorizontalPodAutoscaler v2
-	// shape; the largest desired count of all metrics wins. Resource metrics
-	// (cpu, memory) are averaged over the target's pods in every cluster.
+	// shape. The autoscaler acts on CPU only: the first Resource metric
+	// named cpu with a Utilization target sets the desired replicas from
+	// the CPU usage of the target's pods in every cluster (metrics.k8s.io)
+	// over their CPU requests. Other Resource metrics, memory included, are
+	// not read; a metric of another type sets ScalingActive False
+	// (InvalidMetricSpec) and the replicas are left as they are. Without a
+	// cpu Utilization target only spec.optimizer scales.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
