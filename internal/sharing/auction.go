@@ -110,7 +110,7 @@ func SelectOffer(quote *sharingv1alpha1.Quote, bids []Bid, now time.Time) (Selec
 func offerPrice(quote *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer) (*big.Rat, string, string) {
 	currencyOK := func(c string) bool { return quote.Spec.Currency == "" || c == quote.Spec.Currency }
 	if w := o.Spec.Whole; w != nil && w.Interest > 0 && w.Price != nil && currencyOK(w.Price.Currency) {
-		if r, ok := perHour(w.Price.Amount, w.Price.Period); ok {
+		if r, ok := PerHour(w.Price.Amount, w.Price.Period); ok {
 			return r, w.Price.Currency, ""
 		}
 	}
@@ -128,7 +128,7 @@ func offerPrice(quote *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer) (*big.Ra
 			return nil, "", fmt.Sprintf("component %q is priced in %s, want %s", c.Name, t.Price.Currency, quote.Spec.Currency)
 		}
 		currency = t.Price.Currency
-		r, ok := perHour(t.Price.Amount, t.Price.Period)
+		r, ok := PerHour(t.Price.Amount, t.Price.Period)
 		if !ok {
 			return nil, "", fmt.Sprintf("component %q has price period %q", c.Name, t.Price.Period)
 		}

@@ -136,7 +136,7 @@ func virtualNodeName(prefix string, provider sharingv1alpha1.ClusterID, shape st
 // hourlyUnitPrice is a price per unit per hour as a label value, or false
 // when it is not one (e.g. too long).
 func hourlyUnitPrice(p sharingv1alpha1.Price) (string, bool) {
-	r, ok := perHour(p.Amount, p.Period)
+	r, ok := PerHour(p.Amount, p.Period)
 	if !ok {
 		return "", false
 	}

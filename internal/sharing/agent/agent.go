@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/sharing"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 )
 
 // Options configure the agent of one cluster.
@@ -135,9 +135,6 @@ type Policy interface {
 	Eval(ctx context.Context, query string, input any) (policy.Decision, error)
 }
 
-// ErrNoNamespace: a peer's kubeconfig names no namespace to write into.
-var ErrNoNamespace = errors.New("the peer's kubeconfig names no namespace")
-
 // Setup registers the agent's controllers with mgr: the provider's
 // broadcaster, reservation expiry, quote, acknowledgement and release
 // handlers, every Peer's status, and the consumer's incoming policy and auctions. clk may be
@@ -152,7 +149,7 @@ func Setup(mgr ctrl.Manager, opts Options, pol Policy, clk clock.PassiveClock) e
 	}
 	base := &base{
 		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, clock: clk,
-		remotes: newRemotes(mgr.GetAPIReader(), mgr.GetScheme()),
+		remotes: remote.New(mgr.GetAPIReader(), mgr.GetScheme()),
 	}
 	base.book = newBook(mgr.GetClient(), mgr.GetAPIReader(), opts.Namespace)
 	setups := []struct {

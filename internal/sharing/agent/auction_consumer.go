@@ -2,14 +2,12 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -80,7 +78,8 @@ func (r *pending) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 }
 
 // auction runs this consumer's auctions: sends each Quote to the provider
-// peers, and at the deadline picks an offer and acknowledges it.
+// peers, and at the deadline closes it with sharing.CloseAuction, records
+// the verdicts on the Offers and acknowledges them.
 type auction struct{ *base }
 
 func (r *auction) setup(mgr ctrl.Manager) error {
@@ -132,12 +131,12 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 			if !borrowsFrom(p) {
 				continue
 			}
-			rem, err := r.remotes.of(ctx, p)
+			rem, err := r.remotes.Of(ctx, p)
 			if err != nil {
 				logger.Error(err, "Quote not sent", "peer", klog.KObj(p))
 				continue
 			}
-			out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}, Spec: q.Spec}
+			out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.Namespace}, Spec: q.Spec}
 			if err := rem.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
 				logger.Error(err, "Quote not sent", "peer", klog.KObj(p))
 			}
@@ -146,9 +145,11 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	}
 
 	// Collect: offers for this quote in the namespaces of provider peers,
-	// from the provider that wrote them.
+	// from the provider that wrote them. They are read from the API
+	// server, not the cache, so that a verdict this agent recorded a
+	// moment ago is seen (sharing.CloseAuction keeps it).
 	var offers sharingv1alpha1.OfferList
-	if err := r.List(ctx, &offers); err != nil {
+	if err := r.reader.List(ctx, &offers); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to list offers: %w", err)
 	}
 	var bids []sharing.Bid
@@ -166,76 +167,53 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		bids = append(bids, b)
 		from[o.Namespace+"/"+o.Name] = p
 	}
-	sel, err := sharing.SelectOffer(q, bids, now)
-	if err != nil && !errors.Is(err, sharing.ErrNoOffer) {
-		return ctrl.Result{}, err
+	closed := sharing.CloseAuction(q, bids, now)
+	// Every verdict is recorded before any is acknowledged: an agent
+	// restarted in between reads the decision back and acknowledges the
+	// same winner, never a second one.
+	for _, v := range closed.Verdicts {
+		before := v.Offer.DeepCopy()
+		if !v.Record() {
+			continue
+		}
+		if err := r.Status().Patch(ctx, v.Offer, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to record the auction's verdict on offer %s: %w", klog.KObj(v.Offer), err)
+		}
 	}
-	for _, b := range bids {
-		o := b.Offer
-		cond := metav1.Condition{Type: sharingv1alpha1.OfferSelected, Status: metav1.ConditionTrue, Reason: sharingv1alpha1.OfferReasonCheapest,
-			Message: fmt.Sprintf("cheapest fitting offer: %s %s per hour", ratString(sel), sel.Currency)}
-		confirm := sel.Winner != nil && sel.Winner.Namespace == o.Namespace && sel.Winner.Name == o.Name
-		if !confirm {
-			cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, sharingv1alpha1.OfferReasonOutbid, "not selected"
-			for _, rj := range sel.Rejected {
-				if rj.Offer == o.Name {
-					cond.Reason, cond.Message = rj.Reason, rj.Message
-				}
-			}
-		}
-		patch := client.MergeFrom(o.DeepCopy())
-		meta.SetStatusCondition(&o.Status.Conditions, cond)
-		if err := r.Status().Patch(ctx, o, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to write the auction's result on offer %s: %w", klog.KObj(o), err)
-		}
-		if err := r.acknowledge(ctx, from[o.Namespace+"/"+o.Name], q, o, confirm); err != nil {
+	for _, v := range closed.Verdicts {
+		if err := r.acknowledge(ctx, from[v.Offer.Namespace+"/"+v.Offer.Name], q, v.Offer, v.Selected); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	patch := client.MergeFrom(q.DeepCopy())
 	cond := metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: metav1.ConditionFalse, Reason: sharingv1alpha1.QuoteReasonNoCapacity,
 		Message: fmt.Sprintf("no fitting offer among %d", len(bids))}
-	if sel.Winner != nil {
-		q.Status.Offer = sel.Winner.Namespace + "/" + sel.Winner.Name
-		q.Status.Provider, q.Status.Price = sel.Winner.Spec.Provider, winningPrice(sel)
+	if w := closed.Winner; w != nil {
+		q.Status.Offer = w.Namespace + "/" + w.Name
+		q.Status.Provider, q.Status.Price = w.Spec.Provider, closed.Price()
 		cond.Status, cond.Reason = metav1.ConditionTrue, sharingv1alpha1.QuoteReasonOffered
-		cond.Message = fmt.Sprintf("won by %s at %s %s per hour among %d offers", sel.Winner.Spec.Provider, ratString(sel), sel.Currency, len(bids))
+		cond.Message = fmt.Sprintf("won by %s at %s per hour among %d offers", w.Spec.Provider, closed.PriceString(), len(bids))
 	}
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
 	}
-	logger.Info("Auction closed", "quote", klog.KObj(q), "offer", q.Status.Offer)
-	if sel.Winner == nil {
+	logger.Info("Auction closed", "quote", klog.KObj(q), "offer", q.Status.Offer, "recorded", closed.Recorded)
+	if closed.Winner == nil {
 		return ctrl.Result{RequeueAfter: r.opts.AuctionRetry}, nil
 	}
 	return ctrl.Result{}, nil
 }
 
-// winningPrice is the winner's price for the whole quote per hour.
-func winningPrice(sel sharing.Selection) *sharingv1alpha1.Money {
-	if sel.PricePerHour == nil {
-		return nil
-	}
-	return &sharingv1alpha1.Money{Amount: resource.MustParse(sel.PricePerHour.FloatString(6)), Currency: sel.Currency, Period: sharingv1alpha1.PeriodHour}
-}
-
-func ratString(sel sharing.Selection) string {
-	if sel.PricePerHour == nil {
-		return "-"
-	}
-	return sel.PricePerHour.FloatString(4)
-}
-
 // acknowledge writes into the provider that this consumer takes the offer
 // (confirm) or declines it, so that the provider frees it before expiry.
 func (r *auction) acknowledge(ctx context.Context, p *sharingv1alpha1.Peer, q *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer, confirm bool) error {
-	rem, err := r.remotes.of(ctx, p)
+	rem, err := r.remotes.Of(ctx, p)
 	if err != nil {
 		return err
 	}
 	ack := &sharingv1alpha1.Acknowledgement{
-		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: rem.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: rem.Namespace},
 		Spec:       sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.ClusterID, Offer: o.Name, Quote: o.Spec.Quote, AppID: q.Spec.AppID, Confirm: confirm},
 	}
 	if err := rem.Create(ctx, ack); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -22,12 +22,11 @@ import (
 
 // Reasons of the provider's answers to acknowledgements.
 const (
-	ReasonConfirmed        = "Reserved"
-	ReasonDeclined         = "Declined"
-	ReasonNoOffer          = "NoOffer"
-	ReasonOfferExpired     = "OfferExpired"
-	ReasonCapacityGone     = "CapacityGone"
-	ReasonConsumerMismatch = "ConsumerMismatch"
+	ReasonConfirmed    = "Reserved"
+	ReasonDeclined     = "Declined"
+	ReasonNoOffer      = "NoOffer"
+	ReasonOfferExpired = "OfferExpired"
+	ReasonCapacityGone = "CapacityGone"
 )
 
 // quotes answers the Quotes consumers write into this cluster with Offers
@@ -86,7 +85,7 @@ func (r *quotes) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		return ctrl.Result{}, nil
 	}
 	if errs := sharing.Validate(q); len(errs) > 0 || q.Spec.Consumer != peer.Spec.ClusterID {
-		return answer(metav1.ConditionFalse, ReasonConsumerMismatch, fmt.Sprintf("written by %q, claims %q; %v", peer.Spec.ClusterID, q.Spec.Consumer, errs.ToAggregate()), "")
+		return answer(metav1.ConditionFalse, sharing.ReasonConsumerMismatch, fmt.Sprintf("written by %q, claims %q; %v", peer.Spec.ClusterID, q.Spec.Consumer, errs.ToAggregate()), "")
 	}
 	if !now.Before(q.Spec.Deadline.Time) {
 		return answer(metav1.ConditionFalse, sharingv1alpha1.QuoteReasonDeadlinePast, "the deadline passed before the quote was answered", "")
@@ -96,7 +95,7 @@ func (r *quotes) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	rem, err := r.remotes.of(ctx, peer)
+	rem, err := r.remotes.Of(ctx, peer)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -123,7 +122,7 @@ func (r *quotes) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		return answer(metav1.ConditionFalse, sharingv1alpha1.QuoteReasonNoCapacity, "no set of nodes can host every replica", "")
 	}
 	offer := &sharingv1alpha1.Offer{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rem.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rem.Namespace},
 		Spec: sharingv1alpha1.OfferSpec{
 			Provider: r.opts.ClusterID, Quote: q.Name, AppID: q.Spec.AppID,
 			Whole:     &sharingv1alpha1.OfferTerms{Interest: 100, Price: price},
@@ -172,7 +171,7 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 		h, ok := l.Get(key)
 		switch {
 		case a.Spec.Consumer != peer.Spec.ClusterID:
-			reason = ReasonConsumerMismatch
+			reason = sharing.ReasonConsumerMismatch
 			return nil, nil
 		case !ok:
 			reason = ReasonNoOffer

@@ -61,11 +61,11 @@ func (r *auction) finish(ctx context.Context, q *sharingv1alpha1.Quote) (ctrl.Re
 		return ctrl.Result{}, err
 	}
 	if p, spec, ok := releaseOf(q, peers, r.opts.ClusterID); ok {
-		rem, err := r.remotes.of(ctx, p)
+		rem, err := r.remotes.Of(ctx, p)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: ReleaseName(q), Namespace: rem.namespace}, Spec: spec}
+		rel := &sharingv1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: ReleaseName(q), Namespace: rem.Namespace}, Spec: spec}
 		if err := rem.Create(ctx, rel); err != nil && !apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, fmt.Errorf("failed to release the offer of auction %s to %q: %w", klog.KObj(q), p.Spec.ClusterID, err)
 		}

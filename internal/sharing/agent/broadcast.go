@@ -23,6 +23,7 @@ import (
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 )
 
 // AnnotationLastFull on an Advertisement is when its provider last sent it
@@ -92,12 +93,12 @@ func (r *broadcaster) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 		return ctrl.Result{}, err
 	}
 
-	rem, err := r.remotes.of(ctx, peer)
+	rem, err := r.remotes.Of(ctx, peer)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	adv := &sharingv1alpha1.Advertisement{}
-	err = rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: string(r.opts.ClusterID)}, adv)
+	err = rem.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: string(r.opts.ClusterID)}, adv)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("failed to read the advertisement in peer %q: %w", peer.Spec.ClusterID, err)
 	}
@@ -203,15 +204,15 @@ func sentOf(adv *sharingv1alpha1.Advertisement, exists bool) sent {
 // pricesKept reports whether the receiver of adv kept prices from a Full
 // advertisement, and they are the ones charged now.
 func pricesKept(adv *sharingv1alpha1.Advertisement, prices []sharingv1alpha1.Price) bool {
-	kept, ok := keptPrices(adv)
+	kept, ok := sharing.KeptPrices(adv)
 	return ok && (equality.Semantic.DeepEqual(kept, prices) || len(kept) == 0 && len(prices) == 0)
 }
 
 // send writes the advertisement of plan into the consumer; withdrawn marks
 // one that takes back what the consumer refused.
-func (r *broadcaster) send(ctx context.Context, rem remote, adv *sharingv1alpha1.Advertisement, exists bool, peer *sharingv1alpha1.Peer, kind sharingv1alpha1.AdvertisementType, plan sharing.Plan, now time.Time, withdrawn bool) error {
+func (r *broadcaster) send(ctx context.Context, rem remote.Remote, adv *sharingv1alpha1.Advertisement, exists bool, peer *sharingv1alpha1.Peer, kind sharingv1alpha1.AdvertisementType, plan sharing.Plan, now time.Time, withdrawn bool) error {
 	if !exists {
-		adv.Name, adv.Namespace = string(r.opts.ClusterID), rem.namespace
+		adv.Name, adv.Namespace = string(r.opts.ClusterID), rem.Namespace
 	}
 	if adv.Annotations == nil {
 		adv.Annotations = map[string]string{}

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,20 +38,20 @@ func brokerOf(peers []sharingv1alpha1.Peer) *sharingv1alpha1.Peer {
 // sharing.SelectOffer and acknowledges; this cluster only learns the
 // result.
 func (r *auction) brokered(ctx context.Context, q *sharingv1alpha1.Quote, broker *sharingv1alpha1.Peer) (ctrl.Result, error) {
-	rem, err := r.remotes.of(ctx, broker)
+	rem, err := r.remotes.Of(ctx, broker)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	now := r.clock.Now()
 	if now.Before(q.Spec.Deadline.Time) {
-		out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}, Spec: q.Spec}
+		out := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.Namespace}, Spec: q.Spec}
 		if err := rem.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, fmt.Errorf("failed to send quote %s to broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
 		}
 		return ctrl.Result{RequeueAfter: q.Spec.Deadline.Sub(now) + 100*time.Millisecond}, nil
 	}
 	there := &sharingv1alpha1.Quote{}
-	err = rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: q.Name}, there)
+	err = rem.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: q.Name}, there)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("failed to read the result of quote %s from broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
 	}
@@ -92,68 +90,13 @@ func (r *auction) forgetAtBroker(ctx context.Context, q *sharingv1alpha1.Quote) 
 	if broker == nil {
 		return nil
 	}
-	rem, err := r.remotes.of(ctx, broker)
+	rem, err := r.remotes.Of(ctx, broker)
 	if err != nil {
 		return err
 	}
-	there := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.namespace}}
+	there := &sharingv1alpha1.Quote{ObjectMeta: metav1.ObjectMeta{Name: q.Name, Namespace: rem.Namespace}}
 	if err := rem.Delete(ctx, there); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("failed to delete the lost auction %s at broker %q: %w", klog.KObj(q), broker.Spec.ClusterID, err)
 	}
 	return nil
-}
-
-// The broker (package broker) reaches its members and decides what they
-// publish with the agent's own parts, exported here so that no rule is
-// written twice.
-
-// Remotes builds clients for peers' API servers from their credentials
-// Secrets (a kubeconfig whose context's namespace is where to write) and
-// keeps them until the Secret changes.
-type Remotes struct{ r *remotes }
-
-// NewRemotes returns Remotes that read credentials Secrets with reader.
-func NewRemotes(reader client.Reader, scheme *runtime.Scheme) *Remotes {
-	return &Remotes{r: newRemotes(reader, scheme)}
-}
-
-// Of returns a client for peer's API server and the namespace to write
-// into there.
-func (r *Remotes) Of(ctx context.Context, peer *sharingv1alpha1.Peer) (client.Client, string, error) {
-	rem, err := r.r.of(ctx, peer)
-	if err != nil {
-		return nil, "", err
-	}
-	return rem.Client, rem.namespace, nil
-}
-
-// Precheck is what a receiver decides of an advertisement before any
-// policy: it comes from no Peer (by the namespace it was written into),
-// claims another cluster ID than that Peer's, is for another receiver than
-// self, is invalid or expired. ok is true when none of these holds.
-func Precheck(adv *sharingv1alpha1.Advertisement, peer *sharingv1alpha1.Peer, self sharingv1alpha1.ClusterID, now time.Time, skew time.Duration) (reason, message string, ok bool) {
-	v := precheck(adv, peer, self, now, skew)
-	if v == nil {
-		return "", "", true
-	}
-	return v.Reason, v.Message, false
-}
-
-// WriteDecision puts a receiver's decision on adv into its status, with
-// the Accepted and Expired conditions, as the consumer's agent writes it.
-func WriteDecision(adv *sharingv1alpha1.Advertisement, decision sharingv1alpha1.AdvertisementDecision, reason, message string) {
-	writeVerdict(&adv.Status, verdict{Decision: decision, Reason: reason, Message: message}, adv)
-}
-
-// PricesOf returns the prices that hold for adv: its own when it is Full,
-// else those of the last Full one the receiver kept in the annotation
-// AnnotationFullPrices; false when there are none yet.
-func PricesOf(adv *sharingv1alpha1.Advertisement) ([]sharingv1alpha1.Price, bool) {
-	return pricesOf(adv)
-}
-
-// PodPrice is what one pod with requests costs per hour under prices, as a
-// provider prices an offer for it.
-func PodPrice(requests corev1.ResourceList, prices []sharingv1alpha1.Price) *sharingv1alpha1.Money {
-	return priceOf([]replica{{requests: requests}}, prices, "")
 }

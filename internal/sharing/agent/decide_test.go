@@ -52,45 +52,6 @@ func TestCadence(t *testing.T) {
 	}
 }
 
-func TestPrecheck(t *testing.T) {
-	peer := &sharingv1alpha1.Peer{Spec: sharingv1alpha1.PeerSpec{ClusterID: "prov", Namespace: "from-prov", Role: sharingv1alpha1.RoleProvider}}
-	adv := func(mut func(*sharingv1alpha1.Advertisement)) *sharingv1alpha1.Advertisement {
-		a := &sharingv1alpha1.Advertisement{ObjectMeta: metav1.ObjectMeta{Name: "prov", Namespace: "from-prov"}, Spec: sharingv1alpha1.AdvertisementSpec{
-			ClusterID: "prov", Consumer: "home", Type: sharingv1alpha1.AdvertisementFull,
-			Availability: []sharingv1alpha1.NodeShape{shape("4", 1)},
-			Timestamp:    metav1.NewTime(t0.Add(-time.Minute)), TimeToLive: metav1.Duration{Duration: 15 * time.Minute}}}
-		if mut != nil {
-			mut(a)
-		}
-		return a
-	}
-	cases := []struct {
-		name string
-		adv  *sharingv1alpha1.Advertisement
-		peer *sharingv1alpha1.Peer
-		want string
-	}{
-		{"valid: policy decides", adv(nil), peer, ""},
-		{"no peer for the namespace", adv(nil), nil, "UnknownPeer"},
-		{"claims another cluster id", adv(func(a *sharingv1alpha1.Advertisement) { a.Spec.ClusterID = "bank" }), peer, "ClusterIDMismatch"},
-		{"for another consumer", adv(func(a *sharingv1alpha1.Advertisement) { a.Spec.Consumer = "other" }), peer, "WrongConsumer"},
-		{"invalid", adv(func(a *sharingv1alpha1.Advertisement) { a.Spec.Availability[0].Count = 0 }), peer, "Invalid"},
-		{"expired", adv(func(a *sharingv1alpha1.Advertisement) { a.Spec.Timestamp = metav1.NewTime(t0.Add(-time.Hour)) }), peer, "TimeToLivePassed"},
-		{"from the future", adv(func(a *sharingv1alpha1.Advertisement) { a.Spec.Timestamp = metav1.NewTime(t0.Add(time.Hour)) }), peer, "TimeToLivePassed"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := ""
-			if v := precheck(tc.adv, tc.peer, "home", t0, 30*time.Second); v != nil {
-				got = v.Reason
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("reason (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestPerUnitHour(t *testing.T) {
 	cases := []struct {
 		name string

@@ -2,12 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -81,28 +78,21 @@ func (r *incoming) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	now := r.clock.Now()
 
 	// Keep the prices of a Full advertisement for the Partial ones after it.
-	if adv.Spec.Type != sharingv1alpha1.AdvertisementPartial {
-		raw, err := json.Marshal(adv.Spec.Prices)
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to encode prices: %w", err)
-		}
-		if adv.Annotations[AnnotationFullPrices] != string(raw) {
-			patch := client.MergeFrom(adv.DeepCopy())
-			if adv.Annotations == nil {
-				adv.Annotations = map[string]string{}
-			}
-			adv.Annotations[AnnotationFullPrices] = string(raw)
-			if err := r.Patch(ctx, adv, patch); err != nil {
-				return ctrl.Result{}, fmt.Errorf("failed to keep the prices of advertisement %s: %w", klog.KObj(adv), err)
-			}
+	before := adv.DeepCopy()
+	if kept, err := sharing.KeepFullPrices(adv); err != nil {
+		return ctrl.Result{}, err
+	} else if kept {
+		if err := r.Patch(ctx, adv, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to keep the prices of advertisement %s: %w", klog.KObj(adv), err)
 		}
 	}
 
-	v := precheck(adv, peer, r.opts.ClusterID, now, r.opts.ClockSkew)
+	v := sharing.Precheck(adv, peer, r.opts.ClusterID, now, r.opts.ClockSkew)
 	if v == nil {
-		prices, ok := pricesOf(adv)
+		prices, ok := sharing.PricesOf(adv)
 		if !ok {
-			v = &verdict{Decision: sharingv1alpha1.DecisionRefused, Reason: ReasonNoFullAdvertisement, Message: "a Partial advertisement arrived before any Full one; its prices are unknown"}
+			refused := sharing.NoFullAdvertisement()
+			v = &refused
 		} else {
 			d, err := r.policy.Eval(ctx, IncomingQuery, inputOf(adv, peer, r.opts.ClusterID, prices))
 			if err != nil {
@@ -117,7 +107,7 @@ func (r *incoming) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 
 	patch := client.MergeFrom(adv.DeepCopy())
-	writeVerdict(&adv.Status, *v, adv)
+	v.Record(adv)
 	if err := r.Status().Patch(ctx, adv, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to write the decision on advertisement %s: %w", klog.KObj(adv), err)
 	}
@@ -126,27 +116,4 @@ func (r *incoming) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{RequeueAfter: left + time.Second}, nil
 	}
 	return ctrl.Result{}, nil
-}
-
-// writeVerdict puts v into status with the Accepted and Expired conditions.
-func writeVerdict(st *sharingv1alpha1.AdvertisementStatus, v verdict, adv *sharingv1alpha1.Advertisement) {
-	st.Decision, st.Reason, st.Message, st.AcceptedShapes = v.Decision, v.Reason, v.Message, v.AcceptedShapes
-	st.ObservedGeneration = adv.Generation
-	exp := metav1.NewTime(sharing.ExpiresAt(&adv.Spec))
-	st.ExpiresAt = &exp
-	accepted := metav1.Condition{Type: sharingv1alpha1.AdvertisementAccepted, Status: metav1.ConditionFalse,
-		Reason: sharingv1alpha1.AdvertisementReasonPolicyRefused, Message: v.Reason + ": " + v.Message, ObservedGeneration: adv.Generation}
-	switch {
-	case v.Decision == sharingv1alpha1.DecisionAccepted:
-		accepted.Status, accepted.Reason = metav1.ConditionTrue, sharingv1alpha1.AdvertisementReasonPolicyAccepted
-	case v.Reason == sharingv1alpha1.AdvertisementReasonUnknownPeer, v.Reason == sharingv1alpha1.AdvertisementReasonInvalid, v.Reason == sharingv1alpha1.AdvertisementReasonTimeToLive:
-		accepted.Reason = v.Reason
-	}
-	meta.SetStatusCondition(&st.Conditions, accepted)
-	expired := metav1.Condition{Type: sharingv1alpha1.AdvertisementExpired, Status: metav1.ConditionFalse,
-		Reason: sharingv1alpha1.AdvertisementReasonRenewed, Message: "expires at " + exp.Format(time.RFC3339), ObservedGeneration: adv.Generation}
-	if v.Reason == sharingv1alpha1.AdvertisementReasonTimeToLive {
-		expired.Status, expired.Reason, expired.Message = metav1.ConditionTrue, sharingv1alpha1.AdvertisementReasonTimeToLive, v.Message
-	}
-	meta.SetStatusCondition(&st.Conditions, expired)
 }

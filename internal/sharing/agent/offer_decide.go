@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"math/big"
 	"sort"
 	"time"
 
@@ -84,35 +83,11 @@ func planOffer(nodes []sharing.NodeSpare, l *sharing.Ledger, consumer sharingv1a
 			slices = append(slices, sharingv1alpha1.NodeSlice{Node: n, Shape: "offer", Resources: used[n]})
 		}
 	}
-	return slices, priceOf(reps, outgoing.Prices, quote.Spec.Currency), true
-}
-
-// priceOf is what hosting the replicas costs per hour under prices.
-func priceOf(reps []replica, prices []sharingv1alpha1.Price, currency string) *sharingv1alpha1.Money {
-	total := new(big.Rat)
-	for _, p := range prices {
-		currency = p.Currency
-		per := new(big.Rat).SetFloat64(perUnitHour(p))
-		if per == nil {
-			continue
-		}
-		for _, rep := range reps {
-			q, ok := rep.requests[corev1.ResourceName(p.Resource)]
-			if !ok {
-				continue
-			}
-			amount, _ := new(big.Rat).SetString(q.AsDec().String())
-			switch corev1.ResourceName(p.Resource) {
-			case corev1.ResourceMemory, corev1.ResourceEphemeralStorage, corev1.ResourceStorage:
-				amount.Quo(amount, big.NewRat(1<<30, 1))
-			}
-			total.Add(total, amount.Mul(amount, per))
-		}
+	pods := make([]corev1.ResourceList, 0, len(reps))
+	for _, rep := range reps {
+		pods = append(pods, rep.requests)
 	}
-	if currency == "" {
-		currency = "EUR"
-	}
-	return &sharingv1alpha1.Money{Amount: resource.MustParse(total.FloatString(6)), Currency: currency, Period: sharingv1alpha1.PeriodHour}
+	return slices, sharing.PriceOf(pods, outgoing.Prices, quote.Spec.Currency), true
 }
 
 // offerName is the Offer a provider writes for quote: named as the quote,

@@ -18,12 +18,12 @@ import (
 // virtualnode), by the same clock rule as the provider frees the hold.
 // An offer the consumer no longer has needs nothing.
 func (b *base) extendOffer(ctx context.Context, peer *sharingv1alpha1.Peer, offer string, until time.Time) error {
-	rem, err := b.remotes.of(ctx, peer)
+	rem, err := b.remotes.Of(ctx, peer)
 	if err != nil {
 		return err
 	}
 	o := &sharingv1alpha1.Offer{}
-	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: offer}, o); err != nil {
+	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: offer}, o); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

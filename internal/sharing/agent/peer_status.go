@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 )
 
 // peerStatus probes every Peer's API server with its credentials and
@@ -100,7 +101,7 @@ func (r *peerStatus) probe(ctx context.Context, peer *sharingv1alpha1.Peer) prob
 	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: peer.Namespace, Name: peer.Spec.CredentialsSecretRef.Name}, &secret); err != nil {
 		return probe{Err: fmt.Errorf("failed to read credentials Secret %q: %w", peer.Spec.CredentialsSecretRef.Name, err), Unauthorized: true}
 	}
-	cfg, _, err := kubeconfigOf(peer, &secret)
+	cfg, _, err := remote.KubeconfigOf(peer, &secret)
 	if err != nil {
 		return probe{Err: err, Unauthorized: true}
 	}

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
@@ -63,7 +63,7 @@ func TestUpdatesStayFullUntilThePricesAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	patch := client.MergeFrom(adv.DeepCopy())
-	adv.Annotations[agent.AnnotationFullPrices] = string(raw)
+	adv.Annotations[sharing.AnnotationFullPrices] = string(raw)
 	if err := c.Client.Patch(t.Context(), adv, patch); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
 
@@ -44,7 +45,7 @@ func SetupVirtualNodes(mgr ctrl.Manager, opts Options, vn virtualnode.Options) e
 	}
 	p := &providers{
 		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), mgr: mgr, opts: opts, vn: vn,
-		remotes: newRemotes(mgr.GetAPIReader(), mgr.GetScheme()),
+		remotes: remote.New(mgr.GetAPIReader(), mgr.GetScheme()),
 		running: map[types.NamespacedName]*served{}, ready: make(chan struct{}),
 	}
 	if err := mgr.Add(p); err != nil {
@@ -68,7 +69,7 @@ type providers struct {
 	opts   Options
 	vn     virtualnode.Options
 	// remotes reach the broker, where won brokered offers are handed over.
-	remotes *remotes
+	remotes *remote.Remotes
 
 	mu      sync.Mutex
 	base    context.Context
@@ -168,7 +169,7 @@ func (p *providers) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 // cache and client but run under their own context, so that they stop
 // when the peer goes.
 func (p *providers) serve(peer *sharingv1alpha1.Peer, secret *corev1.Secret, version string) (*served, error) {
-	cfg, ns, err := kubeconfigOf(peer, secret)
+	cfg, ns, err := remote.KubeconfigOf(peer, secret)
 	if err != nil {
 		return nil, err
 	}
@@ -281,12 +282,12 @@ func (p *providers) brokerOffer(ctx context.Context, quote string) (*sharingv1al
 	if b == nil {
 		return nil, nil
 	}
-	rem, err := p.remotes.of(ctx, b)
+	rem, err := p.remotes.Of(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	off := &sharingv1alpha1.Offer{}
-	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.namespace, Name: quote}, off); err != nil {
+	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: quote}, off); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}

@@ -15,7 +15,6 @@ import (
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
 )
 
 // Reasons of a brokered auction's result in the consumer's Quote.
@@ -54,10 +53,10 @@ func (r *auctions) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	if refusal != "" {
-		return r.answer(ctx, q, outcome{}, ReasonNotRegistered, refusal)
+		return r.answer(ctx, q, sharing.Close{}, ReasonNotRegistered, refusal)
 	}
 	if errs := sharing.Validate(q); len(errs) > 0 || q.Spec.Consumer != m.ClusterID {
-		return r.answer(ctx, q, outcome{}, agent.ReasonConsumerMismatch, fmt.Sprintf("spec.consumer: written by member %q, claims %q; %v", m.ClusterID, q.Spec.Consumer, errs.ToAggregate()))
+		return r.answer(ctx, q, sharing.Close{}, sharing.ReasonConsumerMismatch, fmt.Sprintf("spec.consumer: written by member %q, claims %q; %v", m.ClusterID, q.Spec.Consumer, errs.ToAggregate()))
 	}
 	name := forwardedName(m.ClusterID, q)
 	now := r.clock.Now()
@@ -69,19 +68,19 @@ func (r *auctions) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	out := decide(q, bids, now)
-	if err := r.record(ctx, out); err != nil {
+	closed := sharing.CloseAuction(q, bids, now)
+	if err := r.record(ctx, closed); err != nil {
 		return ctrl.Result{}, err
 	}
-	for _, v := range out.Verdicts {
+	for _, v := range closed.Verdicts {
 		if err := r.acknowledge(ctx, from[v.Offer.Namespace], q, name, v); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	if out.Winner == nil {
-		return r.answer(ctx, q, out, sharingv1alpha1.QuoteReasonNoCapacity, fmt.Sprintf("no fitting offer among %d", len(bids)))
+	if closed.Winner == nil {
+		return r.answer(ctx, q, closed, sharingv1alpha1.QuoteReasonNoCapacity, fmt.Sprintf("no fitting offer among %d", len(bids)))
 	}
-	return r.awaitConfirmation(ctx, q, out, from[out.Winner.Namespace], name)
+	return r.awaitConfirmation(ctx, q, closed, from[closed.Winner.Namespace], name)
 }
 
 // forward sends q to every provider registered at the broker but the
@@ -94,26 +93,28 @@ func (r *auctions) forward(ctx context.Context, q *sharingv1alpha1.Quote, consum
 		if !p.lends() || p.ClusterID == consumer.ClusterID {
 			continue
 		}
-		c, ns, err := r.remotes.Of(ctx, p.Registration)
+		rem, err := r.remotes.Of(ctx, p.Registration)
 		if err != nil {
 			logger.Error(err, "Quote not forwarded", "provider", p.ClusterID)
 			continue
 		}
 		out := &sharingv1alpha1.Quote{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(consumer.ClusterID)}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: rem.Namespace, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(consumer.ClusterID)}},
 			Spec:       forwarded(r.opts.BrokerID, q),
 		}
-		if err := c.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := rem.Create(ctx, out); err != nil && !apierrors.IsAlreadyExists(err) {
 			logger.Error(err, "Quote not forwarded", "provider", p.ClusterID)
 		}
 	}
 }
 
 // bids are the Offers for the forwarded quote name, each from the
-// provider whose namespace holds it and which it names.
+// provider whose namespace holds it and which it names. They are read
+// from the API server, not the cache, so that a verdict recorded a moment
+// ago is seen (sharing.CloseAuction keeps it).
 func (r *auctions) bids(ctx context.Context, members map[string]*member, name string) ([]sharing.Bid, map[string]*member, error) {
 	var offers sharingv1alpha1.OfferList
-	if err := r.List(ctx, &offers); err != nil {
+	if err := r.reader.List(ctx, &offers); err != nil {
 		return nil, nil, fmt.Errorf("failed to list offers: %w", err)
 	}
 	var bids []sharing.Bid
@@ -136,16 +137,14 @@ func (r *auctions) bids(ctx context.Context, members map[string]*member, name st
 
 // record writes each verdict into its Offer's Selected condition, before
 // anything is acknowledged: the decision a restarted broker reads back.
-func (r *auctions) record(ctx context.Context, out outcome) error {
-	for _, v := range out.Verdicts {
-		o := v.Offer
-		if c := meta.FindStatusCondition(o.Status.Conditions, sharingv1alpha1.OfferSelected); c != nil && c.Status == v.Cond.Status {
+func (r *auctions) record(ctx context.Context, closed sharing.Close) error {
+	for _, v := range closed.Verdicts {
+		before := v.Offer.DeepCopy()
+		if !v.Record() {
 			continue
 		}
-		patch := client.MergeFrom(o.DeepCopy())
-		meta.SetStatusCondition(&o.Status.Conditions, v.Cond)
-		if err := r.Status().Patch(ctx, o, patch); err != nil {
-			return fmt.Errorf("failed to record the auction's verdict on offer %s: %w", klog.KObj(o), err)
+		if err := r.Status().Patch(ctx, v.Offer, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("failed to record the auction's verdict on offer %s: %w", klog.KObj(v.Offer), err)
 		}
 	}
 	return nil
@@ -153,16 +152,16 @@ func (r *auctions) record(ctx context.Context, out outcome) error {
 
 // acknowledge writes into the provider that the broker takes its offer
 // (the winner) or declines it, as a consumer's agent does.
-func (r *auctions) acknowledge(ctx context.Context, p *member, q *sharingv1alpha1.Quote, name string, v verdict) error {
-	c, ns, err := r.remotes.Of(ctx, p.Registration)
+func (r *auctions) acknowledge(ctx context.Context, p *member, q *sharingv1alpha1.Quote, name string, v sharing.Verdict) error {
+	rem, err := r.remotes.Of(ctx, p.Registration)
 	if err != nil {
 		return err
 	}
 	ack := &sharingv1alpha1.Acknowledgement{
-		ObjectMeta: metav1.ObjectMeta{Name: v.Offer.Name, Namespace: ns, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(q.Spec.Consumer)}},
-		Spec:       sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.BrokerID, Offer: v.Offer.Name, Quote: name, AppID: q.Spec.AppID, Confirm: v.Confirm},
+		ObjectMeta: metav1.ObjectMeta{Name: v.Offer.Name, Namespace: rem.Namespace, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(q.Spec.Consumer)}},
+		Spec:       sharingv1alpha1.AcknowledgementSpec{Consumer: r.opts.BrokerID, Offer: v.Offer.Name, Quote: name, AppID: q.Spec.AppID, Confirm: v.Selected},
 	}
-	if err := c.Create(ctx, ack); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := rem.Create(ctx, ack); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("failed to acknowledge offer %s to provider %q: %w", klog.KObj(v.Offer), p.ClusterID, err)
 	}
 	return nil
@@ -171,27 +170,27 @@ func (r *auctions) acknowledge(ctx context.Context, p *member, q *sharingv1alpha
 // awaitConfirmation reads the winner's answer to its acknowledgement and
 // reports the auction to the consumer once the provider reserved, or that
 // it did not.
-func (r *auctions) awaitConfirmation(ctx context.Context, q *sharingv1alpha1.Quote, out outcome, p *member, name string) (ctrl.Result, error) {
-	c, ns, err := r.remotes.Of(ctx, p.Registration)
+func (r *auctions) awaitConfirmation(ctx context.Context, q *sharingv1alpha1.Quote, closed sharing.Close, p *member, name string) (ctrl.Result, error) {
+	rem, err := r.remotes.Of(ctx, p.Registration)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	ack := &sharingv1alpha1.Acknowledgement{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: out.Winner.Name}, ack); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to read provider %q's answer to acknowledgement %q: %w", p.ClusterID, out.Winner.Name, err)
+	if err := rem.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: closed.Winner.Name}, ack); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to read provider %q's answer to acknowledgement %q: %w", p.ClusterID, closed.Winner.Name, err)
 	}
 	switch ack.Status.Decision {
 	case sharingv1alpha1.AckConfirmed:
-		if err := r.handOver(ctx, q, out.Winner); err != nil {
+		if err := r.handOver(ctx, q, closed.Winner); err != nil {
 			return ctrl.Result{}, err
 		}
-		return r.answer(ctx, q, out, sharingv1alpha1.QuoteReasonOffered, fmt.Sprintf("won by %s at %s per hour, reserved as %s (quote %s)",
-			out.Winner.Spec.Provider, moneyString(out.Price), ack.Status.Reservation, name))
+		return r.answer(ctx, q, closed, sharingv1alpha1.QuoteReasonOffered, fmt.Sprintf("won by %s at %s per hour, reserved as %s (quote %s)",
+			closed.Winner.Spec.Provider, moneyString(closed.Price()), ack.Status.Reservation, name))
 	case sharingv1alpha1.AckRefused:
-		return r.answer(ctx, q, outcome{}, ReasonNotConfirmed, fmt.Sprintf("%s refused the acknowledgement: %s", out.Winner.Spec.Provider, ack.Status.Reason))
+		return r.answer(ctx, q, sharing.Close{}, ReasonNotConfirmed, fmt.Sprintf("%s refused the acknowledgement: %s", closed.Winner.Spec.Provider, ack.Status.Reason))
 	}
 	if r.clock.Now().After(q.Spec.Deadline.Add(r.opts.ConfirmTimeout)) {
-		return r.answer(ctx, q, outcome{}, ReasonNotConfirmed, fmt.Sprintf("%s did not answer the acknowledgement within %s of the deadline", out.Winner.Spec.Provider, r.opts.ConfirmTimeout))
+		return r.answer(ctx, q, sharing.Close{}, ReasonNotConfirmed, fmt.Sprintf("%s did not answer the acknowledgement within %s of the deadline", closed.Winner.Spec.Provider, r.opts.ConfirmTimeout))
 	}
 	return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
 }
@@ -252,12 +251,12 @@ func (r *auctions) handOver(ctx context.Context, q *sharingv1alpha1.Quote, winne
 // answer closes the consumer's auction: the Quote's status at the broker,
 // which the consumer's agent reads, says who won and at what price, or why
 // nobody did.
-func (r *auctions) answer(ctx context.Context, q *sharingv1alpha1.Quote, out outcome, reason, msg string) (ctrl.Result, error) {
+func (r *auctions) answer(ctx context.Context, q *sharingv1alpha1.Quote, closed sharing.Close, reason, msg string) (ctrl.Result, error) {
 	patch := client.MergeFrom(q.DeepCopy())
 	cond := metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: q.Generation}
-	if out.Winner != nil {
+	if w := closed.Winner; w != nil {
 		cond.Status = metav1.ConditionTrue
-		q.Status.Offer, q.Status.Provider, q.Status.Price = out.Winner.Namespace+"/"+out.Winner.Name, out.Winner.Spec.Provider, out.Price
+		q.Status.Offer, q.Status.Provider, q.Status.Price = w.Namespace+"/"+w.Name, w.Spec.Provider, closed.Price()
 	}
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 )
 
 // member is a cluster onboarded at the broker: the namespace it writes
@@ -42,7 +42,7 @@ type base struct {
 	reader  client.Reader
 	opts    Options
 	clock   clock.PassiveClock
-	remotes *agent.Remotes
+	remotes *remote.Remotes
 }
 
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch

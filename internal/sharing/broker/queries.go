@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 // queries answers every CapacityQuery from the advertisement table, once
@@ -85,7 +85,7 @@ func (b *base) table(ctx context.Context, members map[string]*member) ([]listing
 		if _, _, ok := listed(a, m, b.opts.BrokerID, now, b.opts.ClockSkew); !ok {
 			continue
 		}
-		prices, _ := agent.PricesOf(a)
+		prices, _ := sharing.PricesOf(a)
 		out = append(out, listing{Advertisement: a, Prices: prices, Region: m.Registration.Spec.Region})
 	}
 	return out, nil

@@ -13,7 +13,6 @@ import (
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
 )
 
 // defaultLimit is how many matches a query returns when it says nothing.
@@ -50,7 +49,7 @@ func validateQuery(s *sharingv1alpha1.CapacityQuerySpec) field.ErrorList {
 		if !currency.MatchString(m.Currency) {
 			errs = append(errs, field.Invalid(mp.Child("currency"), m.Currency, "must be an ISO 4217 code such as EUR"))
 		}
-		if _, ok := hoursOf[m.Period]; !ok {
+		if _, ok := sharing.PeriodHours(m.Period); !ok {
 			errs = append(errs, field.NotSupported(mp.Child("period"), m.Period, []string{"Hour", "Day", "Month"}))
 		}
 	}
@@ -69,17 +68,14 @@ func sortedNames(rl map[corev1.ResourceName]resource.Quantity) []corev1.Resource
 	return out
 }
 
-// hoursOf is the hours of each price period, as package sharing counts
-// them (a month is 730 hours).
-var hoursOf = map[sharingv1alpha1.PricePeriod]int64{"": 1, sharingv1alpha1.PeriodHour: 1, sharingv1alpha1.PeriodDay: 24, sharingv1alpha1.PeriodMonth: 730}
-
-// hourly is m per hour, exactly.
+// hourly is m per hour, exactly (validateQuery refuses an unknown
+// period, which counts as free here).
 func hourly(m *sharingv1alpha1.Money) *big.Rat {
-	r, ok := new(big.Rat).SetString(m.Amount.AsDec().String())
+	r, ok := sharing.MoneyPerHour(m)
 	if !ok {
 		return new(big.Rat)
 	}
-	return r.Quo(r, big.NewRat(hoursOf[m.Period], 1))
+	return r
 }
 
 // listing is one advertisement of the broker's table, with the prices
@@ -93,7 +89,7 @@ type listing struct {
 // match lists the advertised shapes one node of which can run the whole
 // pod the query describes, in its region and under its price, cheapest
 // first (free sharing before any price), then by provider and shape. The
-// pod's price is what the provider would offer it for (agent.PodPrice).
+// pod's price is what the provider would offer it for (sharing.PriceOf).
 func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alpha1.CapacityMatch {
 	type priced struct {
 		m    sharingv1alpha1.CapacityMatch
@@ -112,7 +108,7 @@ func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alp
 		var price *sharingv1alpha1.Money
 		cost := new(big.Rat)
 		if len(l.Prices) > 0 {
-			price = agent.PodPrice(q.Requests, l.Prices)
+			price = sharing.PriceOf([]corev1.ResourceList{q.Requests}, l.Prices, "")
 			cost = hourly(price)
 		}
 		if mp := q.MaxPrice; mp != nil && (price != nil && (price.Currency != mp.Currency || cost.Cmp(hourly(mp)) > 0)) {

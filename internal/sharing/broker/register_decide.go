@@ -5,7 +5,6 @@ import (
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
 )
 
 // Reasons of a registration's Ready condition.
@@ -28,7 +27,7 @@ func admit(p *sharingv1alpha1.Peer, m *member) (reason, message string, ok bool)
 	}
 	switch {
 	case p.Spec.ClusterID != m.ClusterID:
-		return agent.ReasonClusterIDMismatch, fmt.Sprintf("spec.clusterID: %q is claimed, but namespace %q belongs to member %q", p.Spec.ClusterID, m.Namespace, m.ClusterID), false
+		return sharing.ReasonClusterIDMismatch, fmt.Sprintf("spec.clusterID: %q is claimed, but namespace %q belongs to member %q", p.Spec.ClusterID, m.Namespace, m.ClusterID), false
 	case p.Name != string(m.ClusterID):
 		return ReasonNotTheMember, fmt.Sprintf("metadata.name: %q: the registration must be named after the member, %q", p.Name, m.ClusterID), false
 	case p.Spec.Namespace != m.Namespace:

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 // Reasons the broker closes a consumer's Release without forwarding it.
@@ -36,7 +36,7 @@ type releaseTarget struct {
 func routeRelease(rel *sharingv1alpha1.Release, consumer *member, handed *sharingv1alpha1.Offer, members map[string]*member) (releaseTarget, string, string, bool) {
 	switch {
 	case rel.Spec.Consumer != consumer.ClusterID:
-		return releaseTarget{}, agent.ReasonConsumerMismatch, fmt.Sprintf("spec.consumer: written by member %q, claims %q", consumer.ClusterID, rel.Spec.Consumer), false
+		return releaseTarget{}, sharing.ReasonConsumerMismatch, fmt.Sprintf("spec.consumer: written by member %q, claims %q", consumer.ClusterID, rel.Spec.Consumer), false
 	case rel.Spec.Source.Kind != sharingv1alpha1.SourceOffer:
 		return releaseTarget{}, ReasonWrongSource, fmt.Sprintf("spec.source.kind: %q, the broker releases only %q (an advertisement is the broker's own)", rel.Spec.Source.Kind, sharingv1alpha1.SourceOffer), false
 	case handed == nil:

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 func TestRouteRelease(t *testing.T) {
@@ -36,7 +36,7 @@ func TestRouteRelease(t *testing.T) {
 		want   result
 	}{
 		{"a won offer goes to its provider", release("c", sharingv1alpha1.SourceOffer), handed("member-p/c.app.1234abcd", "p"), result{Provider: "p", Offer: "c.app.1234abcd", OK: true}},
-		{"another consumer's claim", release("p", sharingv1alpha1.SourceOffer), handed("member-p/c.app.1234abcd", "p"), result{Reason: agent.ReasonConsumerMismatch}},
+		{"another consumer's claim", release("p", sharingv1alpha1.SourceOffer), handed("member-p/c.app.1234abcd", "p"), result{Reason: sharing.ReasonConsumerMismatch}},
 		{"an advertisement", release("c", sharingv1alpha1.SourceAdvertisement), handed("member-p/c.app.1234abcd", "p"), result{Reason: ReasonWrongSource}},
 		{"no offer handed over", release("c", sharingv1alpha1.SourceOffer), nil, result{Reason: ReasonNotHandedOver}},
 		{"an offer the consumer wrote itself", release("c", sharingv1alpha1.SourceOffer), handed("", "p"), result{Reason: ReasonNotHandedOver}},

@@ -61,20 +61,20 @@ func (r *releases) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if !ok {
 		return ctrl.Result{}, r.report(ctx, rel, metav1.Condition{Type: sharingv1alpha1.ReleaseDone, Status: metav1.ConditionFalse, Reason: reason, Message: msg}, nil)
 	}
-	c, ns, err := r.remotes.Of(ctx, target.Provider.Registration)
+	rem, err := r.remotes.Of(ctx, target.Provider.Registration)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	there := &sharingv1alpha1.Release{
-		ObjectMeta: metav1.ObjectMeta{Name: rel.Name, Namespace: ns, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(m.ClusterID)}},
+		ObjectMeta: metav1.ObjectMeta{Name: rel.Name, Namespace: rem.Namespace, Labels: map[string]string{sharingv1alpha1.LabelOnBehalfOf: string(m.ClusterID)}},
 		Spec:       forwardedRelease(r.opts.BrokerID, rel, target),
 	}
-	if err := c.Create(ctx, there); err != nil {
+	if err := rem.Create(ctx, there); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, fmt.Errorf("failed to forward release %s to provider %q: %w", klog.KObj(rel), target.Provider.ClusterID, err)
 		}
 	}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(there), there); err != nil {
+	if err := rem.Get(ctx, client.ObjectKeyFromObject(there), there); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to read provider %q's answer to release %q: %w", target.Provider.ClusterID, target.Offer, err)
 	}
 	cond, at, done := releaseReport(there, target.Provider.ClusterID, rel.Generation)

@@ -6,7 +6,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
+	"github.com/meridian-dev/meridian/internal/sharing/remote"
 )
 
 // Setup registers the broker's controllers with mgr, a manager of the
@@ -21,7 +21,7 @@ func Setup(mgr ctrl.Manager, opts Options, clk clock.PassiveClock) error {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	b := &base{Client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, clock: clk, remotes: agent.NewRemotes(mgr.GetAPIReader(), mgr.GetScheme())}
+	b := &base{Client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, clock: clk, remotes: remote.New(mgr.GetAPIReader(), mgr.GetScheme())}
 	setups := []struct {
 		name  string
 		setup func(ctrl.Manager) error

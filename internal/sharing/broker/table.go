@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sharing"
-	"github.com/meridian-dev/meridian/internal/sharing/agent"
 )
 
 // ReasonListed is the reason of an advertisement the broker keeps in its
@@ -59,11 +57,12 @@ func listed(adv *sharingv1alpha1.Advertisement, m *member, self sharingv1alpha1.
 	if m != nil && m.lends() {
 		sender = m.Registration
 	}
-	if reason, message, ok := agent.Precheck(adv, sender, self, now, skew); !ok {
-		return reason, message, false
+	if j := sharing.Precheck(adv, sender, self, now, skew); j != nil {
+		return j.Reason, j.Message, false
 	}
-	if _, ok := agent.PricesOf(adv); !ok {
-		return agent.ReasonNoFullAdvertisement, "a Partial advertisement arrived before any Full one; its prices are unknown", false
+	if _, ok := sharing.PricesOf(adv); !ok {
+		j := sharing.NoFullAdvertisement()
+		return j.Reason, j.Message, false
 	}
 	return ReasonListed, fmt.Sprintf("listed with %d shapes until %s", len(adv.Spec.Availability), sharing.ExpiresAt(&adv.Spec).UTC().Format(time.RFC3339)), true
 }
@@ -89,7 +88,7 @@ func (r *table) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 	}
 	if adv.Status.Decision != decision || adv.Status.Reason != reason || adv.Status.ObservedGeneration != adv.Generation {
 		patch := client.MergeFrom(adv.DeepCopy())
-		agent.WriteDecision(adv, decision, reason, msg)
+		sharing.Judgement{Decision: decision, Reason: reason, Message: msg}.Record(adv)
 		if err := r.Status().Patch(ctx, adv, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to write the table's decision on advertisement %s: %w", klog.KObj(adv), err)
 		}
@@ -104,22 +103,12 @@ func (r *table) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 // keepFullPrices records a Full advertisement's prices in the annotation
 // the Partial ones after it are priced by, as a consumer's agent does.
 func (r *table) keepFullPrices(ctx context.Context, adv *sharingv1alpha1.Advertisement) error {
-	if adv.Spec.Type == sharingv1alpha1.AdvertisementPartial {
-		return nil
+	before := adv.DeepCopy()
+	kept, err := sharing.KeepFullPrices(adv)
+	if err != nil || !kept {
+		return err
 	}
-	raw, err := json.Marshal(adv.Spec.Prices)
-	if err != nil {
-		return fmt.Errorf("failed to encode prices: %w", err)
-	}
-	if adv.Annotations[agent.AnnotationFullPrices] == string(raw) {
-		return nil
-	}
-	patch := client.MergeFrom(adv.DeepCopy())
-	if adv.Annotations == nil {
-		adv.Annotations = map[string]string{}
-	}
-	adv.Annotations[agent.AnnotationFullPrices] = string(raw)
-	if err := r.Patch(ctx, adv, patch); err != nil {
+	if err := r.Patch(ctx, adv, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("failed to keep the prices of advertisement %s: %w", klog.KObj(adv), err)
 	}
 	return nil

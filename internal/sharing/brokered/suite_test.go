@@ -1,4 +1,4 @@
-package broker_test
+package brokered_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package agent
+package remote
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzKubeconfigOf reads a peer's credentials Secret, as the agent does
-// before it talks to the peer: kubeconfigOf must not panic, an error
+// before it talks to the peer: KubeconfigOf must not panic, an error
 // names the peer, and an accepted kubeconfig has a server and the
 // namespace of its current context, reads no local file of the agent and
 // runs no credential plugin in its pod.
@@ -39,7 +39,7 @@ func FuzzKubeconfigOf(f *testing.F) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "meridian-system", Name: "prov-p"},
 			Data:       map[string][]byte{"kc": data},
 		}
-		cfg, ns, err := kubeconfigOf(peer, secret)
+		cfg, ns, err := KubeconfigOf(peer, secret)
 		if err != nil {
 			if !strings.Contains(err.Error(), `"prov-p"`) {
 				t.Fatalf("error does not name the peer: %v", err)
