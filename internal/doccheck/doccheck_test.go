@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,12 +73,22 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// run runs command with bash from dir and returns what it printed.
+// run runs command with bash from dir and returns what it printed. The
+// command gets the test's environment without make's variables, as from a
+// reader's shell: under `make test` a nested make would otherwise announce
+// the directories it enters.
 func run(ctx context.Context, dir, command string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", command)
 	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES":
+		default:
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
