@@ -9,7 +9,8 @@
 //	<!-- doccheck: run -->
 //
 // which Markdown renders as nothing. In a runnable block, a line that starts
-// with "$ " is a command, run by bash from the repository's root, and the
+// with "$ " is a command, run by bash from the repository's root in a shell
+// of its own (without make's variables, as from a reader's shell), and the
 // lines after it, up to the next command, are what it prints on standard
 // output (standard error, where progress goes, is not compared). A block
 // without "$ " lines is a script: each line that is not blank or a comment
