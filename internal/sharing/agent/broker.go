@@ -34,8 +34,8 @@ func brokerOf(peers []sharingv1alpha1.Peer) *sharingv1alpha1.Peer {
 // brokered moves on an auction the broker runs: before the deadline the
 // Quote is sent to the broker (into this cluster's namespace there); after
 // it, the broker's result, written into the status of that copy, is copied
-// into the local Quote. The broker forwards, collects, picks with
-// sharing.SelectOffer and acknowledges; this cluster only learns the
+// into the local Quote. The broker forwards, collects, closes with
+// sharing.CloseAuction and acknowledges; this cluster only learns the
 // result.
 func (r *auction) brokered(ctx context.Context, q *sharingv1alpha1.Quote, broker *sharingv1alpha1.Peer) (ctrl.Result, error) {
 	rem, err := r.remotes.Of(ctx, broker)

@@ -1,9 +1,11 @@
 // Package agent is Meridian's sharing agent (seed 002, ch. 4-7): the
 // controllers that run in a member cluster and trade spare capacity with its
-// peers through their Kubernetes API servers. Every decision is a pure
-// function of package sharing or of this package (cadence, precheck,
-// policyInput, quoteFor, planOffer); the reconcilers only observe, call
-// them and write what they return.
+// peers through their Kubernetes API servers (reached with package remote).
+// Every decision is a pure function of package sharing or of this package
+// (cadence, policyInput, quoteFor, planOffer); the reconcilers only observe,
+// call them and write what they return. What the broker decides too
+// (closing an auction, pricing, judging an advertisement) is in package
+// sharing, never here: the broker does not import this package.
 //
 // One package rather than one per concern, because the provider's three
 // writers (the broadcaster, the quote answerer and the acknowledgement
@@ -41,14 +43,17 @@
 //   - The incoming reconciler (incoming.go) decides every Advertisement:
 //     the sender is the Peer whose namespace holds it (only that peer's
 //     service account may write there), never the cluster ID it claims; it
-//     is validated (sharing.Validate), checked for expiry and judged by the
+//     is prechecked (sharing.Precheck: validity, expiry) and judged by the
 //     Rego package meridian.sharing.incoming; status says Accepted or
 //     Refused, why, and which shapes.
 //   - Pending pods that fit no accepted shape start an auction
 //     (auction_consumer.go): a Quote kept in the agent's namespace is sent
-//     to every provider peer, offers are collected until its deadline,
-//     sharing.SelectOffer picks the cheapest that fits, and the winner is
-//     acknowledged (the others declined).
+//     to every provider peer, offers are collected until its deadline, and
+//     sharing.CloseAuction closes it: the cheapest that fits wins unless a
+//     decision is already recorded on the Offers, which stands. Every
+//     verdict is recorded on its Offer's Selected condition before any is
+//     acknowledged (the winner confirmed, the others declined), so an agent
+//     restarted in the middle of a close confirms the same winner.
 //
 // Both sides: the peer status reconciler (peer_status.go) probes each
 // Peer's API server with its credentials and writes Ready, the phase, the

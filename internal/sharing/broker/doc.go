@@ -23,24 +23,27 @@
 // role Consumer (and spec.broker): its broadcaster writes its Advertisement
 // into its namespace at the broker, as into any consumer, so the capacity
 // is held for the broker and never promised to another consumer too. The
-// table reconciler decides each one with the agent's own precheck (sender,
-// claimed cluster ID, receiver, validity, time-to-live) and writes Listed
+// table reconciler decides each one with the precheck a consumer's agent
+// uses (sharing.Precheck: sender, claimed cluster ID, receiver, validity,
+// time-to-live) and writes Listed
 // or the reason it is refused into its status; the provider reads it back
 // as it reads a consumer's decision.
 //
 // Queries. A consumer writes a CapacityQuery (a pod's requests, node
 // selector, region, maximum price) into its namespace; match (pure) lists
 // the advertised shapes one node of which runs the whole pod, cheapest
-// first, priced as the provider prices an offer.
+// first, priced as the provider prices an offer (sharing.PriceOf).
 //
 // Auctions. A consumer whose Peer for the broker has spec.broker and role
 // Provider or Both sends its Quote to the broker instead of to providers.
 // The auction reconciler forwards it to every registered provider (into
 // the namespace each provider mapped to the broker, as a consumer would),
 // collects the Offers they write back into their namespaces until the
-// deadline, picks with sharing.SelectOffer (the agent's own rule), records
-// the pick on every Offer's Selected condition before acting on it, and
-// acknowledges: the winner confirmed, the others declined. Each provider
+// deadline, closes the auction with sharing.CloseAuction (the rule a
+// consumer's agent closes its own by: a recorded pick stands, else the
+// cheapest that fits), records every verdict on its Offer's Selected
+// condition before acting on it, and acknowledges: the winner confirmed,
+// the others declined. Each provider
 // reserves as in a direct auction (its Reservation names the broker as
 // consumer, the forwarded Quote names the real one in the label
 // sharing.meridian.dev/on-behalf-of). Once the winner confirms, the
@@ -64,4 +67,8 @@
 // Every step is a create that tolerates AlreadyExists or a decision read
 // back from what was recorded, so a broker killed at any point and
 // restarted sends nothing twice and forgets nothing.
+//
+// The broker shares the agent's rules through package sharing and reaches
+// its members through package remote; it imports no code of the agent. The
+// tests that run agents beside a broker are in package brokered.
 package broker
