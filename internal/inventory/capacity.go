@@ -138,7 +138,7 @@ func (x *capacityIndex) setPod(p *corev1.Pod) {
 	}
 	x.changed()
 	x.pods[p.UID] = e
-	x.requested[e.node] = add(x.requested[e.node], e.request, 1)
+	x.requested[e.node] = x.requested[e.node].Add(e.request)
 	if e.owner != "" {
 		x.bound[e.owner]++
 	}
@@ -160,7 +160,7 @@ func (x *capacityIndex) removePodLocked(uid types.UID) {
 	if e.owner != "" {
 		x.bound[e.owner]--
 	}
-	r := add(x.requested[e.node], e.request, -1)
+	r := x.requested[e.node].Sub(e.request)
 	if r.Pods <= 0 {
 		delete(x.requested, e.node)
 		return
@@ -246,13 +246,13 @@ func (x *capacityIndex) Summary() Summary {
 	defer x.mu.RUnlock()
 	var capacity, allocatable, allocated placement.Resources
 	for _, e := range x.nodes {
-		capacity = add(capacity, e.capacity, 1)
+		capacity = capacity.Add(e.capacity)
 		if !e.node.Unschedulable {
-			allocatable = add(allocatable, e.node.Allocatable, 1)
+			allocatable = allocatable.Add(e.node.Allocatable)
 		}
 	}
 	for _, r := range x.requested {
-		allocated = add(allocated, r, 1)
+		allocated = allocated.Add(r)
 	}
 	return Summary{
 		Nodes:       int32(len(x.nodes)),
@@ -260,26 +260,6 @@ func (x *capacityIndex) Summary() Summary {
 		Allocatable: resourceList(allocatable),
 		Allocated:   resourceList(allocated),
 	}
-}
-
-// add returns a + sign*b.
-func add(a, b placement.Resources, sign int64) placement.Resources {
-	r := placement.Resources{
-		MilliCPU: a.MilliCPU + sign*b.MilliCPU,
-		Memory:   a.Memory + sign*b.Memory,
-		Pods:     a.Pods + sign*b.Pods,
-	}
-	if len(a.Scalar)+len(b.Scalar) > 0 {
-		r.Scalar = make(map[corev1.ResourceName]int64, len(a.Scalar)+len(b.Scalar))
-		maps.Copy(r.Scalar, a.Scalar)
-		for k, v := range b.Scalar {
-			r.Scalar[k] += sign * v
-			if r.Scalar[k] == 0 {
-				delete(r.Scalar, k)
-			}
-		}
-	}
-	return r
 }
 
 func resourceList(r placement.Resources) corev1.ResourceList {

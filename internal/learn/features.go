@@ -1,6 +1,10 @@
 package learn
 
-import "math"
+import (
+	"math"
+
+	"github.com/meridian-dev/meridian/internal/placement"
+)
 
 // NodeState is one node as a scorer sees it, in physical units: what a
 // kube-scheduler NodeInfo, an extender's node cache or the simulator holds.
@@ -32,9 +36,16 @@ type PodState struct {
 // Fits reports whether the pod fits in the node's free CPU, memory and pod
 // slots: kube-scheduler's NodeResourcesFit filter for these resources.
 func (p *PodState) Fits(n *NodeState) bool {
-	return n.RequestedMilliCPU+p.MilliCPU <= n.AllocatableMilliCPU &&
-		n.RequestedMemory+p.Memory <= n.AllocatableMemory &&
-		n.RequestedPods+1 <= n.AllocatablePods
+	return placement.Resources{MilliCPU: p.MilliCPU, Memory: p.Memory, Pods: 1}.Fits(n.Free())
+}
+
+// Free is what the node has left for pods.
+func (n *NodeState) Free() placement.Resources {
+	return placement.Resources{
+		MilliCPU: n.AllocatableMilliCPU - n.RequestedMilliCPU,
+		Memory:   n.AllocatableMemory - n.RequestedMemory,
+		Pods:     n.AllocatablePods - n.RequestedPods,
+	}
 }
 
 // Feasible reports whether the node may take the pod: it fits, and its

@@ -218,12 +218,5 @@ func (c *ClusterInfo) reserve(n int64, req *Resources, tolerations []corev1.Tole
 
 // take subtracts k pods of req from free, never below zero.
 func take(free *Resources, req *Resources, k int64) {
-	free.MilliCPU = max(free.MilliCPU-k*req.MilliCPU, 0)
-	free.Memory = max(free.Memory-k*req.Memory, 0)
-	free.Pods = max(free.Pods-k, 0)
-	for name, v := range req.Scalar {
-		if _, ok := free.Scalar[name]; ok {
-			free.Scalar[name] = max(free.Scalar[name]-k*v, 0)
-		}
-	}
+	free.addTimes(req, -k, true)
 }

@@ -159,7 +159,7 @@ func TestFitCount(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			free := make([]Resources, len(tc.nodes))
 			for i, n := range tc.nodes {
-				free[i] = subtract(n.Allocatable, n.Requested)
+				free[i] = n.Allocatable.Remaining(n.Requested)
 			}
 			if diff := cmp.Diff(tc.want, FitCount(free, tc.nodes, tc.req, tc.tolerations)); diff != "" {
 				t.Errorf("FitCount() mismatch (-want +got):\n%s", diff)
@@ -198,7 +198,7 @@ func TestFitCountMatchesOneByOne(t *testing.T) {
 
 			free := make([]Resources, len(nodes))
 			for j, n := range nodes {
-				free[j] = subtract(n.Allocatable, n.Requested)
+				free[j] = n.Allocatable.Remaining(n.Requested)
 			}
 			var want int32
 			for bound := true; bound; {

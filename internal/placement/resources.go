@@ -50,6 +50,82 @@ func PodRequests(pod *corev1.Pod) Resources {
 	return r
 }
 
+// Add returns r + o, amount by amount, extended resources by name.
+func (r Resources) Add(o Resources) Resources {
+	r = r.Clone()
+	r.addTimes(&o, 1, false)
+	return r
+}
+
+// Sub returns r - o, amount by amount, extended resources by name; an
+// amount may go below zero (an overcommitted node's free room).
+func (r Resources) Sub(o Resources) Resources {
+	r = r.Clone()
+	r.addTimes(&o, -1, false)
+	return r
+}
+
+// Remaining returns what is left of r once used is taken: r - used with
+// every amount at least zero, as a node's free room is read from its
+// allocatable and the requests of its pods.
+func (r Resources) Remaining(used Resources) Resources {
+	r = r.Clone()
+	r.addTimes(&used, -1, true)
+	return r
+}
+
+// Fits reports whether r fits in free: every amount r holds, pods and
+// extended resources included, is at most what free holds of it, as
+// kube-scheduler's NodeResourcesFit tests a pod against a node's room.
+func (r Resources) Fits(free Resources) bool {
+	if r.MilliCPU > free.MilliCPU || r.Memory > free.Memory || r.Pods > free.Pods {
+		return false
+	}
+	for name, v := range r.Scalar {
+		if v > free.Scalar[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// addTimes adds k times o to r in place, floored at zero when floor is
+// set; an extended resource that comes to zero is left out of Scalar. r
+// must own its Scalar map. Every sum and difference of Resources is this
+// one loop; the snapshot's hot paths call it directly to spare the copies.
+func (r *Resources) addTimes(o *Resources, k int64, floor bool) {
+	r.MilliCPU += k * o.MilliCPU
+	r.Memory += k * o.Memory
+	r.Pods += k * o.Pods
+	if floor {
+		r.MilliCPU, r.Memory, r.Pods = max(r.MilliCPU, 0), max(r.Memory, 0), max(r.Pods, 0)
+	}
+	for name, v := range o.Scalar {
+		if r.Scalar == nil {
+			r.Scalar = make(map[corev1.ResourceName]int64, len(o.Scalar))
+		}
+		sum := r.Scalar[name] + k*v
+		if floor {
+			sum = max(sum, 0)
+		}
+		if sum == 0 {
+			delete(r.Scalar, name)
+		} else {
+			r.Scalar[name] = sum
+		}
+	}
+	if floor {
+		for name, v := range r.Scalar {
+			if v < 0 {
+				delete(r.Scalar, name)
+			}
+		}
+	}
+	if r.Scalar != nil && len(r.Scalar) == 0 {
+		r.Scalar = nil
+	}
+}
+
 // Clone returns a copy of r that shares no map with it.
 func (r Resources) Clone() Resources {
 	if r.Scalar != nil {

@@ -131,3 +131,55 @@ func TestResourcesString(t *testing.T) {
 		})
 	}
 }
+
+func TestResourcesArithmetic(t *testing.T) {
+	gpu := func(n int64) map[corev1.ResourceName]int64 { return map[corev1.ResourceName]int64{"nvidia.com/gpu": n} }
+	node := Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110, Scalar: gpu(2)}
+	used := Resources{MilliCPU: 1500, Memory: 2 * gi, Pods: 3, Scalar: gpu(2)}
+	tests := []struct {
+		name string
+		got  Resources
+		want Resources
+	}{
+		{name: "add", got: node.Add(used), want: Resources{MilliCPU: 5500, Memory: 10 * gi, Pods: 113, Scalar: gpu(4)}},
+		{name: "sub drops what comes to zero", got: node.Sub(used), want: Resources{MilliCPU: 2500, Memory: 6 * gi, Pods: 107}},
+		{name: "sub may go below zero", got: used.Sub(node), want: Resources{MilliCPU: -2500, Memory: -6 * gi, Pods: -107}},
+		{name: "remaining never below zero", got: used.Remaining(node), want: Resources{}},
+		{name: "remaining of a resource only used", got: Resources{Pods: 2}.Remaining(Resources{Pods: 1, Scalar: gpu(1)}), want: Resources{Pods: 1}},
+		{name: "add an extended resource to none", got: Resources{}.Add(Resources{Scalar: gpu(1)}), want: Resources{Scalar: gpu(1)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if diff := cmp.Diff(gpu(2), node.Scalar); diff != "" {
+		t.Errorf("the operands changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestResourcesFits(t *testing.T) {
+	free := Resources{MilliCPU: 1000, Memory: gi, Pods: 2, Scalar: map[corev1.ResourceName]int64{"nvidia.com/gpu": 1}}
+	tests := []struct {
+		name string
+		req  Resources
+		want bool
+	}{
+		{name: "everything at the limit", req: free, want: true},
+		{name: "nothing asked", req: Resources{}, want: true},
+		{name: "one CPU too many", req: Resources{MilliCPU: 1001, Pods: 1}, want: false},
+		{name: "memory", req: Resources{Memory: gi + 1, Pods: 1}, want: false},
+		{name: "pods", req: Resources{Pods: 3}, want: false},
+		{name: "an extended resource free lacks", req: Resources{Pods: 1, Scalar: map[corev1.ResourceName]int64{"example.com/fpga": 1}}, want: false},
+		{name: "two GPUs", req: Resources{Pods: 1, Scalar: map[corev1.ResourceName]int64{"nvidia.com/gpu": 2}}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.req.Fits(free); got != tc.want {
+				t.Errorf("%v.Fits(%v) = %v, want %v", tc.req, free, got, tc.want)
+			}
+		})
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // ClusterInfo is a Cluster with what the framework derives from it once per
@@ -102,23 +100,6 @@ func (c *ClusterInfo) own() {
 	c.Free, c.flags, c.shared = free, slices.Clone(c.flags), false
 }
 
-// subtract returns a - b per resource, never negative; Scalar holds the
-// resources of a only.
-func subtract(a, b Resources) Resources {
-	r := Resources{
-		MilliCPU: max(a.MilliCPU-b.MilliCPU, 0),
-		Memory:   max(a.Memory-b.Memory, 0),
-		Pods:     max(a.Pods-b.Pods, 0),
-	}
-	if len(a.Scalar) > 0 {
-		r.Scalar = make(map[corev1.ResourceName]int64, len(a.Scalar))
-		for name, v := range a.Scalar {
-			r.Scalar[name] = max(v-b.Scalar[name], 0)
-		}
-	}
-	return r
-}
-
 // refresh recomputes the node flags, totals and largest free amounts from
 // Nodes and Free.
 func (c *ClusterInfo) refresh() {
@@ -145,23 +126,8 @@ func (c *ClusterInfo) refresh() {
 		if c.flags[j]&nodeCordoned != 0 {
 			continue
 		}
-		addTo(&c.TotalAllocatable, &c.Nodes[j].Allocatable)
-		addTo(&c.TotalFree, f)
-	}
-}
-
-func addTo(sum, r *Resources) {
-	sum.MilliCPU += r.MilliCPU
-	sum.Memory += r.Memory
-	sum.Pods += r.Pods
-	if len(r.Scalar) == 0 {
-		return
-	}
-	for name, v := range r.Scalar {
-		if sum.Scalar == nil {
-			sum.Scalar = make(map[corev1.ResourceName]int64, len(r.Scalar))
-		}
-		sum.Scalar[name] += v
+		c.TotalAllocatable.addTimes(&c.Nodes[j].Allocatable, 1, false)
+		c.TotalFree.addTimes(f, 1, false)
 	}
 }
 

@@ -93,7 +93,7 @@ func (b *Snapshots) previous(c *Cluster, gen uint64) *ClusterInfo {
 func (c *ClusterInfo) derive() {
 	c.Free = make([]Resources, len(c.Nodes))
 	for j := range c.Nodes {
-		c.Free[j] = subtract(c.Nodes[j].Allocatable, c.Nodes[j].Requested)
+		c.Free[j] = c.Nodes[j].Allocatable.Remaining(c.Nodes[j].Requested)
 	}
 	c.refresh()
 }

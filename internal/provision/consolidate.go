@@ -123,7 +123,7 @@ func (p *Provisioner) consolidatable(o Observation, n NodeState, removed map[str
 		if m.Name != n.Name && !removed[m.Name] {
 			stay = append(stay, m)
 			if conds[m.Name] == NodeReady {
-				bins = append(bins, minus(m.Allocatable, m.Requested))
+				bins = append(bins, m.Allocatable.Sub(m.Requested))
 			}
 		}
 	}

@@ -85,10 +85,8 @@ func Observe(in Input) Observation {
 			if n.Unschedulable {
 				continue
 			}
-			o.Capacity.MilliCPU += n.Allocatable.MilliCPU
-			o.Capacity.Memory += n.Allocatable.Memory
-			o.Capacity.Pods += n.Allocatable.Pods
-			if free := minus(n.Allocatable, n.Requested); free.MilliCPU > 0 && free.Memory > 0 && free.Pods > 0 {
+			o.Capacity = o.Capacity.Add(n.Allocatable)
+			if free := n.Allocatable.Sub(n.Requested); free.MilliCPU > 0 && free.Memory > 0 && free.Pods > 0 {
 				o.Free = append(o.Free, free)
 			}
 		}

@@ -7,19 +7,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
-// fits reports whether r fits in free.
-func fits(r, free placement.Resources) bool {
-	return r.MilliCPU <= free.MilliCPU && r.Memory <= free.Memory && r.Pods <= free.Pods
-}
-
-func minus(a, b placement.Resources) placement.Resources {
-	return placement.Resources{MilliCPU: a.MilliCPU - b.MilliCPU, Memory: a.Memory - b.Memory, Pods: a.Pods - b.Pods}
-}
-
-func plus(a, b placement.Resources) placement.Resources {
-	return placement.Resources{MilliCPU: a.MilliCPU + b.MilliCPU, Memory: a.Memory + b.Memory, Pods: a.Pods + b.Pods}
-}
-
 // decreasing returns the pods sorted largest first, by CPU then memory.
 func decreasing(pods []placement.Resources) []placement.Resources {
 	sorted := slices.Clone(pods)
@@ -35,8 +22,8 @@ func decreasing(pods []placement.Resources) []placement.Resources {
 // firstFit puts p in the first bin with room and reports whether it did.
 func firstFit(p placement.Resources, free []placement.Resources) bool {
 	for i := range free {
-		if fits(p, free[i]) {
-			free[i] = minus(free[i], p)
+		if p.Fits(free[i]) {
+			free[i] = free[i].Sub(p)
 			return true
 		}
 	}

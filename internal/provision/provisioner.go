@@ -150,7 +150,7 @@ const maxExpected = 10000
 func (p *Provisioner) shortage(o Observation, r reach, cloud []NodeState) (mix, []placement.Resources, int) {
 	cloudFree := make([]placement.Resources, 0, len(cloud))
 	for _, n := range cloud {
-		cloudFree = append(cloudFree, minus(n.Allocatable, n.Requested))
+		cloudFree = append(cloudFree, n.Allocatable.Sub(n.Requested))
 	}
 	var rest []placement.Resources
 	for _, u := range decreasing(o.Unschedulable) {

@@ -71,8 +71,8 @@ func reserve(free map[string][]placement.Resources, preferred []string, r placem
 	for _, name := range preferred {
 		nodes := free[name]
 		for i, f := range nodes {
-			if r.MilliCPU <= f.MilliCPU && r.Memory <= f.Memory && r.Pods <= f.Pods {
-				nodes[i] = placement.Resources{MilliCPU: f.MilliCPU - r.MilliCPU, Memory: f.Memory - r.Memory, Pods: f.Pods - r.Pods}
+			if r.Fits(f) {
+				nodes[i] = f.Sub(r)
 				return name
 			}
 		}

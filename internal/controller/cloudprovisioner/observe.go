@@ -228,11 +228,7 @@ func podsByNode(pods []corev1.Pod) (requested map[string]placement.Resources, mo
 			continue
 		}
 		req := placement.PodRequests(p)
-		sum := requested[p.Spec.NodeName]
-		sum.MilliCPU += req.MilliCPU
-		sum.Memory += req.Memory
-		sum.Pods += req.Pods
-		requested[p.Spec.NodeName] = sum
+		requested[p.Spec.NodeName] = requested[p.Spec.NodeName].Add(req)
 		if movesPod(p) {
 			moved[p.Spec.NodeName] = append(moved[p.Spec.NodeName], req)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/meridian-dev/meridian/internal/learn"
 	"github.com/meridian-dev/meridian/internal/learn/nodeenv"
+	"github.com/meridian-dev/meridian/internal/placement"
 )
 
 // The annotations Meridian's learned scoring reads.
@@ -81,26 +82,13 @@ func annotationNumber(annotations map[string]string, key string) (float64, error
 	return v, nil
 }
 
-// Requested is what the pods bound to a node request.
-type Requested struct {
-	MilliCPU, Memory, Pods int64
-}
+// Requested is what the pods bound to a node request, in the placement
+// framework's units and with its arithmetic.
+type Requested = placement.Resources
 
-// PodRequested returns what pod adds to its node's Requested.
-func PodRequested(pod *corev1.Pod) Requested {
-	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	return Requested{MilliCPU: req.Cpu().MilliValue(), Memory: req.Memory().Value(), Pods: 1}
-}
-
-// Add returns r plus o.
-func (r Requested) Add(o Requested) Requested {
-	return Requested{MilliCPU: r.MilliCPU + o.MilliCPU, Memory: r.Memory + o.Memory, Pods: r.Pods + o.Pods}
-}
-
-// Sub returns r minus o.
-func (r Requested) Sub(o Requested) Requested {
-	return Requested{MilliCPU: r.MilliCPU - o.MilliCPU, Memory: r.Memory - o.Memory, Pods: r.Pods - o.Pods}
-}
+// PodRequested returns what pod adds to its node's Requested, as
+// kube-scheduler counts it (placement.PodRequests).
+func PodRequested(pod *corev1.Pod) Requested { return placement.PodRequests(pod) }
 
 // NodeState returns what the scorer sees of node: its allocatable
 // resources, what its pods request, and its latency and power from

@@ -60,10 +60,7 @@ func (n *Node) PodCount() int { return len(n.pods) }
 
 // Fits reports whether r fits in the node's free resources.
 func (n *Node) Fits(r placement.Resources) bool {
-	return !n.Unschedulable &&
-		n.Requested.MilliCPU+r.MilliCPU <= n.Allocatable.MilliCPU &&
-		n.Requested.Memory+r.Memory <= n.Allocatable.Memory &&
-		n.Requested.Pods+r.Pods <= n.Allocatable.Pods
+	return !n.Unschedulable && r.Fits(n.Allocatable.Sub(n.Requested))
 }
 
 // Scoring is the NodeResourcesFit scoring strategy of a cluster's
@@ -135,7 +132,7 @@ func (c *Cluster) Assigned() placement.Resources { return c.assigned }
 func (c *Cluster) Allocatable() placement.Resources {
 	var r placement.Resources
 	for _, n := range c.Nodes {
-		add(&r, n.Allocatable)
+		r = r.Add(n.Allocatable)
 	}
 	return r
 }
@@ -144,7 +141,7 @@ func (c *Cluster) Allocatable() placement.Resources {
 func (c *Cluster) Requested() placement.Resources {
 	var r placement.Resources
 	for _, n := range c.Nodes {
-		add(&r, n.Requested)
+		r = r.Add(n.Requested)
 	}
 	return r
 }
@@ -159,14 +156,3 @@ func (c *Cluster) Node(name string) *Node {
 	return nil
 }
 
-func add(dst *placement.Resources, r placement.Resources) {
-	dst.MilliCPU += r.MilliCPU
-	dst.Memory += r.Memory
-	dst.Pods += r.Pods
-}
-
-func sub(dst *placement.Resources, r placement.Resources) {
-	dst.MilliCPU -= r.MilliCPU
-	dst.Memory -= r.Memory
-	dst.Pods -= r.Pods
-}

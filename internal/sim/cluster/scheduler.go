@@ -7,7 +7,7 @@ import "github.com/meridian-dev/meridian/internal/placement"
 func (c *Cluster) AddPod(p *Pod) bool {
 	p.Cluster = c
 	p.Node = nil
-	add(&c.assigned, p.Requests)
+	c.assigned = c.assigned.Add(p.Requests)
 	c.pods++
 	if n := c.pick(p.Requests); n != nil {
 		c.bind(p, n)
@@ -23,12 +23,12 @@ func (c *Cluster) DeletePod(p *Pod) {
 	if p.Cluster != c {
 		return
 	}
-	sub(&c.assigned, p.Requests)
+	c.assigned = c.assigned.Sub(p.Requests)
 	c.pods--
 	p.Cluster = nil
 	if n := p.Node; n != nil {
 		delete(n.pods, p.ID)
-		sub(&n.Requested, p.Requests)
+		n.Requested = n.Requested.Sub(p.Requests)
 		p.Node = nil
 		c.SchedulePending()
 		return
@@ -61,7 +61,7 @@ func (c *Cluster) RemoveNode(name string) []*Pod {
 		c.Nodes = append(c.Nodes[:i], c.Nodes[i+1:]...)
 		evicted := n.Pods()
 		for _, p := range evicted {
-			sub(&c.assigned, p.Requests)
+			c.assigned = c.assigned.Sub(p.Requests)
 			c.pods--
 			p.Node = nil
 			p.Cluster = nil
@@ -118,7 +118,7 @@ func (c *Cluster) pick(r placement.Resources) *Node {
 func (c *Cluster) bind(p *Pod, n *Node) {
 	p.Node = n
 	n.pods[p.ID] = p
-	add(&n.Requested, p.Requests)
+	n.Requested = n.Requested.Add(p.Requests)
 	if c.OnBind != nil {
 		c.OnBind(p)
 	}
