@@ -1,7 +1,6 @@
 package clusterenv
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/placement/plugins"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
+	"github.com/meridian-dev/meridian/internal/sim/engine"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
@@ -31,7 +31,7 @@ type Sim struct {
 	tasks    []workload.Task
 	arrived  int
 	now      time.Duration
-	leaves   leaveHeap
+	leaves   engine.Queue[leave]
 	// pending are tasks with replicas no cluster could take, oldest first;
 	// retry is set when room was freed since they were last tried.
 	pending []*task
@@ -84,27 +84,8 @@ type task struct {
 
 type leave struct {
 	at   time.Duration
-	id   int64
 	pods []*cluster.Pod
 	t    *task // a Deployment's deletion also ends its unplaced replicas
-}
-
-type leaveHeap []leave
-
-func (h leaveHeap) Len() int { return len(h) }
-func (h leaveHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].id < h[j].id
-}
-func (h leaveHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *leaveHeap) Push(x any)   { *h = append(*h, x.(leave)) }
-func (h *leaveHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // cloudFlavor is the cloud cluster's node: the largest of the scenario's
@@ -263,8 +244,8 @@ func (s *Sim) Next() bool {
 			nextArrive = s.tasks[s.arrived].Submit
 		}
 		nextLeave := time.Duration(math.MaxInt64)
-		if len(s.leaves) > 0 {
-			nextLeave = s.leaves[0].at
+		if at, ok := s.leaves.Next(); ok {
+			nextLeave = at
 		}
 		if min(nextArrive, nextLeave) >= s.sc.Duration {
 			s.advance(s.sc.Duration)
@@ -274,7 +255,7 @@ func (s *Sim) Next() bool {
 			return false
 		}
 		if nextLeave <= nextArrive {
-			l := heap.Pop(&s.leaves).(leave)
+			_, l := s.leaves.Pop()
 			s.advance(l.at)
 			s.remove(l)
 			continue
@@ -294,9 +275,7 @@ func (s *Sim) Next() bool {
 }
 
 func (s *Sim) push(l leave) {
-	l.id = s.nextID
-	s.nextID++
-	heap.Push(&s.leaves, l)
+	s.leaves.Push(l.at, l)
 }
 
 func (s *Sim) queue(t *task) {

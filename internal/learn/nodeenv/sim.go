@@ -1,7 +1,7 @@
 package nodeenv
 
 import (
-	"container/heap"
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +10,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/learn"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
+	"github.com/meridian-dev/meridian/internal/sim/engine"
 )
 
 // Sim is a scenario being played: the cluster, the time, the pods to come
@@ -25,7 +26,7 @@ type Sim struct {
 	arrived int
 	now     time.Duration
 	// leaves are the deletions and completions to come.
-	leaves leaveHeap
+	leaves engine.Queue[*cluster.Pod]
 	// pending are the pods no node could take, oldest first; retry is set
 	// when a pod left since they were last tried.
 	pending []*cluster.Pod
@@ -69,29 +70,6 @@ type podData struct {
 	pending bool
 }
 
-type leave struct {
-	at  time.Duration
-	pod *cluster.Pod
-}
-
-type leaveHeap []leave
-
-func (h leaveHeap) Len() int { return len(h) }
-func (h leaveHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].pod.ID < h[j].pod.ID
-}
-func (h leaveHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *leaveHeap) Push(x any)   { *h = append(*h, x.(leave)) }
-func (h *leaveHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // NewSim builds the cluster and the load of sc.
 func NewSim(sc Scenario) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
@@ -99,6 +77,8 @@ func NewSim(sc Scenario) (*Sim, error) {
 	}
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x6e6f6465))
 	s := &Sim{sc: sc}
+	// Pods leaving at the same moment go in the order they came.
+	s.leaves.Tie = func(a, b *cluster.Pod) int { return cmp.Compare(a.ID, b.ID) }
 	nodes := make([]*cluster.Node, sc.Nodes)
 	s.types = make([]PowerModel, sc.Nodes)
 	for i := range nodes {
@@ -207,8 +187,8 @@ func (s *Sim) Next() bool {
 			nextArrive = s.load[s.arrived].arrive
 		}
 		nextLeave := time.Duration(math.MaxInt64)
-		if len(s.leaves) > 0 {
-			nextLeave = s.leaves[0].at
+		if at, ok := s.leaves.Next(); ok {
+			nextLeave = at
 		}
 		end := s.sc.Duration
 		if min(nextArrive, nextLeave) >= end {
@@ -220,9 +200,9 @@ func (s *Sim) Next() bool {
 			return false
 		}
 		if nextLeave <= nextArrive {
-			l := heap.Pop(&s.leaves).(leave)
-			s.advance(l.at)
-			s.remove(l.pod)
+			at, pod := s.leaves.Pop()
+			s.advance(at)
+			s.remove(pod)
 			continue
 		}
 		spec := s.load[s.arrived]
@@ -232,7 +212,7 @@ func (s *Sim) Next() bool {
 			Data: &podData{spec: spec}}
 		s.nextID++
 		if spec.leaveAt > 0 {
-			heap.Push(&s.leaves, leave{at: spec.leaveAt, pod: p})
+			s.leaves.Push(spec.leaveAt, p)
 		}
 		if s.prepare(p) {
 			return true
@@ -302,7 +282,7 @@ func (s *Sim) Place(i int) (dWatts, dImbalance float64) {
 	s.change(i, p.Requests, 1)
 	d := p.Data.(*podData)
 	if d.spec.leaveAt == 0 {
-		heap.Push(&s.leaves, leave{at: s.now + d.spec.runFor, pod: p})
+		s.leaves.Push(s.now+d.spec.runFor, p)
 	}
 	s.M.Decisions++
 	lat := s.nodes[i].LatencyMs

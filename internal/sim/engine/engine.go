@@ -1,44 +1,16 @@
 package engine
 
-import (
-	"container/heap"
-	"time"
-)
+import "time"
 
 // Func is the action of an event; it runs at the event's time and may
 // schedule further events.
 type Func func()
 
-type event struct {
-	at  time.Duration
-	seq uint64
-	fn  Func
-}
-
-type queue []event
-
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	return q[i].seq < q[j].seq
-}
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *queue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
-}
-
 // Engine runs events in virtual time. The zero value is ready to use and
 // starts at time zero.
 type Engine struct {
 	now    time.Duration
-	seq    uint64
-	events queue
+	events Queue[Func]
 	ran    uint64
 }
 
@@ -54,8 +26,7 @@ func (e *Engine) At(at time.Duration, fn Func) {
 	if at < e.now {
 		at = e.now
 	}
-	e.seq++
-	heap.Push(&e.events, event{at: at, seq: e.seq, fn: fn})
+	e.events.Push(at, fn)
 }
 
 // After schedules fn d after Now.
@@ -79,11 +50,11 @@ func (e *Engine) Every(start, period time.Duration, fn func() bool) {
 // RunUntil runs every event scheduled up to and including end, in order,
 // then sets the clock to end. Events scheduled later stay queued.
 func (e *Engine) RunUntil(end time.Duration) {
-	for len(e.events) > 0 && e.events[0].at <= end {
-		ev := heap.Pop(&e.events).(event)
-		e.now = ev.at
+	for at, ok := e.events.Next(); ok && at <= end; at, ok = e.events.Next() {
+		var fn Func
+		e.now, fn = e.events.Pop()
 		e.ran++
-		ev.fn()
+		fn()
 	}
 	if end > e.now {
 		e.now = end
@@ -91,4 +62,4 @@ func (e *Engine) RunUntil(end time.Duration) {
 }
 
 // Pending is how many events are queued.
-func (e *Engine) Pending() int { return len(e.events) }
+func (e *Engine) Pending() int { return e.events.Len() }
