@@ -117,7 +117,13 @@ func TestMalformed(t *testing.T) {
 		{
 			name: "unknown placement",
 			old:  "placement: ClusterAffinity", new: "placement: Anywhere",
-			want: "bad.yaml:14:16: policies[0].placement: \"Anywhere\": must be one of Propagate, ClusterAffinity, WorstFit, BestFit, TrafficAware, Learned",
+			want: "bad.yaml:14:16: policies[0].placement: \"Anywhere\": must be one of Propagate, ClusterAffinity, WorstFit, BestFit, TrafficAware, Carbon, Learned",
+		},
+		{
+			name: "carbon without intensities",
+			old:  "placement: ClusterAffinity", new: "placement: Carbon",
+			want: "bad.yaml:14:16: policies[0].placement: \"Carbon\": scenarios carry no grid zones or carbon intensities yet, so Carbon would rank every cluster alike; " +
+				"use one of the other placements here, and `meridian sim carbon` to compare carbon-aware policies on recorded intensities",
 		},
 		{
 			name: "provisioning without a cloud",

@@ -14,15 +14,17 @@ import (
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
 
-// Placements are the valid values of Policy.Placement.
-var Placements = []string{
-	PlacementPropagate,
-	string(placement.PolicyClusterAffinity),
-	string(placement.PolicyWorstFit),
-	string(placement.PolicyBestFit),
-	string(placement.PolicyTrafficAware),
-	string(placement.PolicyLearned),
-}
+// Placements are the valid values of Policy.Placement: the KubeFed
+// baseline, then every placement policy the framework knows
+// (placement.Policies, the one list the API's enum and the profiles are
+// checked against).
+var Placements = func() []string {
+	out := []string{PlacementPropagate}
+	for _, p := range placement.Policies() {
+		out = append(out, string(p))
+	}
+	return out
+}()
 
 type validator struct {
 	problems []problem
@@ -265,8 +267,14 @@ func (v *validator) policies(s *Scenario) {
 			v.add(p+".name", "%q: policy names must be unique", pol.Name)
 		}
 		seen[pol.Name] = true
-		if !slices.Contains(Placements, pol.Placement) {
+		switch {
+		case !slices.Contains(Placements, pol.Placement):
 			v.add(p+".placement", "%q: must be one of %s", pol.Placement, strings.Join(Placements, ", "))
+		case pol.Placement == string(placement.PolicyCarbon):
+			// Refused rather than run on no data: without intensities the
+			// Carbon profile ranks every cluster alike.
+			v.add(p+".placement", "%q: scenarios carry no grid zones or carbon intensities yet, so Carbon would rank every cluster alike; "+
+				"use one of the other placements here, and `meridian sim carbon` to compare carbon-aware policies on recorded intensities", pol.Placement)
 		}
 		switch provision.Mode(pol.Provisioning) {
 		case "":
