@@ -89,7 +89,13 @@ func (c Close) PriceString() string {
 //     late.
 //   - Otherwise SelectOffer picks: the cheapest bid that fits, ties by
 //     latency; every other bid is declined with SelectOffer's reason.
+//
+// A bid received before q was created is left out, with no verdict: it
+// was made for an earlier auction of the same name (a consumer names every
+// auction of an application alike), and its recorded verdict is that
+// auction's, not q's.
 func CloseAuction(q *sharingv1alpha1.Quote, bids []Bid, now time.Time) Close {
+	bids = madeFor(q, bids)
 	if c, ok := recordedClose(q, bids); ok {
 		return c
 	}
@@ -117,6 +123,17 @@ func CloseAuction(q *sharingv1alpha1.Quote, bids []Bid, now time.Time) Close {
 		c.Verdicts = append(c.Verdicts, Verdict{Offer: b.Offer, Reason: rj.Reason, Message: rj.Message})
 	}
 	return c
+}
+
+// madeFor drops the bids received before q was created.
+func madeFor(q *sharingv1alpha1.Quote, bids []Bid) []Bid {
+	var out []Bid
+	for _, b := range bids {
+		if !b.ReceivedAt.Before(q.CreationTimestamp.Time) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // recordedClose reads a decision on q back from the bids' Selected

@@ -27,6 +27,13 @@ func TestCloseAuction(t *testing.T) {
 		}
 		return sharing.Bid{Offer: o, ReceivedAt: at}
 	}
+	// quote was created at t0; a bid received before was made for an
+	// earlier auction.
+	quote.CreationTimestamp = t0
+	earlier := func(b sharing.Bid) sharing.Bid {
+		b.ReceivedAt = t0.Add(-time.Hour)
+		return b
+	}
 	cases := []struct {
 		name string
 		bids []sharing.Bid
@@ -51,6 +58,9 @@ func TestCloseAuction(t *testing.T) {
 		{"recorded: a close without a winner stays one",
 			[]sharing.Bid{bid("from-a", "provider-a", "1", time.Minute, "False", "Expired"), bid("from-b", "provider-b", "0.6", time.Minute)}, t0.Add(11 * time.Second),
 			[]string{"no winner recorded", "from-a False Expired", "from-b False ArrivedAfterDeadline"}},
+		{"an earlier auction's offer of the same name is no bid, and its verdict no record",
+			[]sharing.Bid{earlier(bid("from-a", "provider-a", "0.1", time.Hour, "True", "CheapestFit")), bid("from-b", "provider-b", "0.6", time.Minute)}, t0.Add(11 * time.Second),
+			[]string{"winner from-b 0.6000 EUR fresh", "from-b True CheapestFit"}},
 		{"recorded: of two recorded winners only the first is confirmed",
 			[]sharing.Bid{bid("from-a", "provider-a", "1", time.Minute, "True", "CheapestFit"), bid("from-b", "provider-b", "0.6", time.Minute, "True", "CheapestFit")}, t0.Add(11 * time.Second),
 			[]string{"winner from-a 1.0000 EUR recorded", "from-a True CheapestFit", "from-b False Outbid"}},

@@ -187,12 +187,12 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	}
 	patch := client.MergeFrom(q.DeepCopy())
 	cond := metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: metav1.ConditionFalse, Reason: sharingv1alpha1.QuoteReasonNoCapacity,
-		Message: fmt.Sprintf("no fitting offer among %d", len(bids))}
+		Message: fmt.Sprintf("no fitting offer among %d", len(closed.Verdicts))}
 	if w := closed.Winner; w != nil {
 		q.Status.Offer = w.Namespace + "/" + w.Name
 		q.Status.Provider, q.Status.Price = w.Spec.Provider, closed.Price()
 		cond.Status, cond.Reason = metav1.ConditionTrue, sharingv1alpha1.QuoteReasonOffered
-		cond.Message = fmt.Sprintf("won by %s at %s per hour among %d offers", w.Spec.Provider, closed.PriceString(), len(bids))
+		cond.Message = fmt.Sprintf("won by %s at %s per hour among %d offers", w.Spec.Provider, closed.PriceString(), len(closed.Verdicts))
 	}
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
