@@ -99,7 +99,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.DurationVar(&f.opts.HeartbeatInterval, "heartbeat-interval", 10*time.Second, "time between two heartbeats of a member cluster")
 	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
-	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", 2*time.Minute, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
+	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", decide.DefaultTiming.FailoverGrace, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
 	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")
 	fl.StringVar(&f.prometheus.URL, "prometheus-url", "", "Prometheus server that TrafficAware workloads' traffic is read from, and that MultiClusterHorizontalPodAutoscalers' optimizer mode queries when spec.optimizer.prometheusURL is empty (empty: workloads are placed without traffic)")
 	fl.StringVar(&f.prometheus.Query, "traffic-query", defaultTrafficQuery, "PromQL template of a workload's traffic per cluster ({{.Namespace}}, {{.Name}}); spec.placement.traffic.query overrides it")

@@ -56,14 +56,22 @@ type Timing struct {
 	// UnplacedRetry is the time between two passes while replicas fit no
 	// cluster.
 	UnplacedRetry time.Duration
+	// TrafficInterval is the time between two passes of a workload that
+	// follows its traffic (DeploymentInput.FollowsTraffic): its placement
+	// follows the traffic readings at this pace.
+	TrafficInterval time.Duration
 }
 
-// DefaultTiming is the deployment controller's timing unless configured.
+// DefaultTiming is the deployment controller's timing unless configured;
+// its FailoverGrace is the controller's --failover-grace default (a zero
+// FailoverGrace holds replicas until their member returns).
 var DefaultTiming = Timing{
-	PendingGrace:  30 * time.Second,
-	Resync:        time.Minute,
-	MoveCheck:     2 * time.Second,
-	UnplacedRetry: 10 * time.Second,
+	PendingGrace:    30 * time.Second,
+	FailoverGrace:   2 * time.Minute,
+	Resync:          time.Minute,
+	MoveCheck:       2 * time.Second,
+	UnplacedRetry:   10 * time.Second,
+	TrafficInterval: 30 * time.Second,
 }
 
 // PullBack is the active re-scheduler as one workload's pass sees it.
@@ -94,6 +102,10 @@ type DeploymentInput struct {
 	Timing Timing
 	// PullBack is nil when no re-scheduler is active.
 	PullBack *PullBack
+	// FollowsTraffic says the workload's traffic is read (a TrafficAware
+	// workload whose traffic has a source), so that the pass comes back at
+	// Timing.TrafficInterval to follow it.
+	FollowsTraffic bool
 }
 
 // DeploymentPlan is the outcome of one pass.
@@ -130,6 +142,18 @@ type DeploymentPlan struct {
 
 	// rebalances is whether the workload's policy places afresh each pass.
 	rebalances bool
+	// moveCheck is Timing.MoveCheck, for AfterWrite.
+	moveCheck time.Duration
+}
+
+// AfterWrite is when to look again once the plan was written: RequeueAfter,
+// or sooner (Timing.MoveCheck) when a disruption budget held back some of
+// the rollout's removals, which the next pass tries again.
+func (p *DeploymentPlan) AfterWrite(budgetHeld bool) time.Duration {
+	if budgetHeld {
+		return min(p.RequeueAfter, p.moveCheck)
+	}
+	return p.RequeueAfter
 }
 
 // Deployment decides where a MultiClusterDeployment's replicas run and how
@@ -192,7 +216,7 @@ func Deployment(ctx context.Context, placer Placer, in DeploymentInput) (*Deploy
 		p.MovedBack = newAtHome(&w, moved, p.Target, in.Members)
 	}
 	p.Rollout = rollout(p, in.Members)
-	p.RequeueAfter = next(p, in)
+	p.RequeueAfter, p.moveCheck = next(p, in), in.Timing.MoveCheck
 	return p, nil
 }
 
@@ -211,7 +235,8 @@ func overdue(m Member, now time.Time, grace time.Duration) bool {
 // next is when to look again: soon while a move waits, pending replicas
 // approach the grace period, a not-ready member approaches failover or
 // replicas fit nowhere; at the re-scheduler's pace while replicas are away
-// from home; else after Resync.
+// from home; at the traffic's pace when the placement follows it; else
+// after Resync.
 func next(p *DeploymentPlan, in DeploymentInput) time.Duration {
 	t := in.Timing
 	after := t.Resync
@@ -233,6 +258,9 @@ func next(p *DeploymentPlan, in DeploymentInput) time.Duration {
 		// Room at home may come from anywhere: look again at the
 		// re-scheduler's pace, not only when something changes.
 		after = min(after, in.PullBack.Interval)
+	}
+	if in.FollowsTraffic && t.TrafficInterval > 0 {
+		after = min(after, t.TrafficInterval)
 	}
 	return max(after, time.Second)
 }

@@ -76,7 +76,7 @@ func TestDeployment(t *testing.T) {
 	snap := func(homeBusy int64) *placement.Snapshot {
 		return placement.NewSnapshot([]placement.Cluster{cluster("home", 2, homeBusy), cluster("near", 2, 0), cluster("far", 3, 0)}, latency, nil)
 	}
-	timing := decide.Timing{PendingGrace: 30 * time.Second, FailoverGrace: time.Minute, Resync: time.Minute, MoveCheck: 2 * time.Second, UnplacedRetry: 10 * time.Second}
+	timing := decide.Timing{PendingGrace: 30 * time.Second, FailoverGrace: time.Minute, Resync: time.Minute, MoveCheck: 2 * time.Second, UnplacedRetry: 10 * time.Second, TrafficInterval: 15 * time.Second}
 	tests := []struct {
 		name     string
 		workload *placement.Workload
@@ -84,8 +84,15 @@ func TestDeployment(t *testing.T) {
 		snap     *placement.Snapshot
 		now      time.Time
 		pullBack *decide.PullBack
+		traffic  bool
 		want     outcome
 	}{{
+		name:     "a workload that follows its traffic comes back at the traffic interval",
+		workload: home(4),
+		members:  map[string]decide.Member{"home": running(4), "near": empty(), "far": empty()},
+		snap:     snap(0), now: t0, traffic: true,
+		want: outcome{Target: map[string]int32{"home": 4}, RequeueAfter: 15 * time.Second},
+	}, {
 		name:     "a new workload goes to its preferred cluster",
 		workload: home(4),
 		members:  map[string]decide.Member{"home": empty(), "near": empty(), "far": empty()},
@@ -198,6 +205,7 @@ func TestDeployment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := decide.Deployment(t.Context(), framework, decide.DeploymentInput{
 				Workload: tc.workload, Members: tc.members, Snapshot: tc.snap, Now: tc.now, Timing: timing, PullBack: tc.pullBack,
+				FollowsTraffic: tc.traffic,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -215,6 +223,12 @@ func TestDeployment(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Deployment() (-want +got):\n%s", diff)
+			}
+			if got, want := p.AfterWrite(true), min(tc.want.RequeueAfter, timing.MoveCheck); got != want {
+				t.Errorf("AfterWrite(budget held) = %v, want %v", got, want)
+			}
+			if got := p.AfterWrite(false); got != tc.want.RequeueAfter {
+				t.Errorf("AfterWrite(nothing held) = %v, want RequeueAfter %v", got, tc.want.RequeueAfter)
 			}
 		})
 	}

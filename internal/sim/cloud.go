@@ -153,7 +153,7 @@ func (w *world) provisionInput() provision.Input {
 		if m.cloud {
 			continue
 		}
-		pm := provision.Member{Ready: true}
+		pm := provision.Member{Ready: !m.down}
 		for _, n := range m.Nodes {
 			pm.Nodes = append(pm.Nodes, placement.Node{Name: n.Name, Allocatable: n.Allocatable, Requested: n.Requested, Unschedulable: n.Unschedulable})
 		}

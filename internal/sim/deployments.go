@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/meridian-dev/meridian/internal/decide"
@@ -51,6 +53,9 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 		Snapshot: w.snapshot(),
 		Now:      w.now(),
 		Timing:   w.timing,
+		// A TrafficAware workload's traffic is read when the scenario
+		// gives it a load.
+		FollowsTraffic: wl.load != nil && wl.spec.Policy == placement.PolicyTrafficAware,
 	}
 	if w.pol.Rescheduler {
 		in.PullBack = &decide.PullBack{Interval: w.sc.Controllers.ReschedulerPeriod, Last: wl.lastPullBack}
@@ -88,11 +93,13 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 		w.event(EventPulledBack, "%d replicas of %s move back to their preferred clusters", p.MovedBack, wl.spec.Key)
 	}
 	w.movedBack += int(p.MovedBack)
-	after := p.RequeueAfter
-	if wl.load != nil && wl.spec.Policy == placement.PolicyTrafficAware {
-		after = min(after, w.sc.Controllers.TrafficInterval)
+	if len(p.FailedOver) > 0 && len(p.Rollout.Grow) > 0 {
+		for _, name := range slices.Sorted(maps.Keys(p.FailedOver)) {
+			w.event(EventFailedOver, "member %s not ready for longer than %v: %d replicas of %s are placed elsewhere", name, w.timing.FailoverGrace, p.FailedOver[name], wl.spec.Key)
+		}
 	}
-	w.schedulePass(wl, after)
+	// The simulated members have no disruption budgets.
+	w.schedulePass(wl, p.AfterWrite(false))
 }
 
 // observeDeployment is what every member cluster shows of wl, as the
@@ -101,7 +108,9 @@ func (w *world) observeDeployment(wl *mcWorkload) map[string]decide.Member {
 	out := make(map[string]decide.Member, len(w.members))
 	for _, m := range w.members {
 		md := wl.deployments[m.Name]
-		dm := decide.Member{Ready: true, Connected: true, CaughtUp: true}
+		// The inventory's caches keep what a member cut off showed last,
+		// which is what it still runs: nothing writes to it meanwhile.
+		dm := decide.Member{Ready: !m.down, NotReadySince: w.notReadySince(m), Connected: true, CaughtUp: true}
 		if md != nil {
 			dm.Exists, dm.UpToDate, dm.Replicas = true, md.generation == wl.generation, md.replicas
 		}

@@ -65,7 +65,7 @@ func (w *world) reconcileJob(wl *mcWorkload) {
 func (w *world) observeJob(wl *mcWorkload) map[string]decide.JobMember {
 	out := make(map[string]decide.JobMember, len(w.members))
 	for _, m := range w.members {
-		jm := decide.JobMember{Ready: true}
+		jm := decide.JobMember{Ready: !m.down}
 		if j := wl.jobs[m.Name]; j != nil {
 			c := j.completions
 			jm.Exists, jm.Parallelism, jm.Completions, jm.Succeeded = true, j.parallelism, &c, j.succeeded

@@ -117,6 +117,9 @@ const (
 	EventNodesRemoved      = "NodesRemoved"
 	EventPulledBack        = "PulledBack"
 	EventLeftCloud         = "LeftCloud"
+	EventMemberLost        = "MemberLost"
+	EventFailedOver        = "FailedOver"
+	EventMemberReturned    = "MemberReturned"
 )
 
 // Series are the sampled time series of one policy's run.

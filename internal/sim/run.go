@@ -89,6 +89,9 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 	for _, s := range sc.Workload.Services {
 		w.eng.At(s.Start, func() { w.submitService(s) })
 	}
+	for _, o := range sc.Outages {
+		w.eng.At(o.At, func() { w.cutOff(o) })
+	}
 	w.eng.Every(0, sc.SampleInterval, func() bool { w.rec.sample(); return true })
 	w.eng.Every(sc.Controllers.AutoscalerPeriod, sc.Controllers.AutoscalerPeriod, func() bool { w.autoscale(); return true })
 	if w.prov != nil {

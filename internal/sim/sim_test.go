@@ -160,3 +160,58 @@ func BenchmarkVIB(b *testing.B) {
 		}
 	}
 }
+
+// TestMemberOutage cuts the member that runs a service off the control
+// plane: its replicas are held for the failover grace, then placed on the
+// other member, and once it returns, where the service runs is corrected so
+// that nothing runs twice. With a grace longer than the outage, the
+// replicas are only held.
+func TestMemberOutage(t *testing.T) {
+	tests := []struct {
+		name          string
+		grace         string
+		wantKinds     []string
+		wantNearBound int
+	}{
+		{name: "failover after the grace", grace: "1m", wantKinds: []string{sim.EventMemberLost, sim.EventFailedOver, sim.EventMemberReturned}, wantNearBound: 4},
+		{name: "held through a shorter outage", grace: "5m", wantKinds: []string{sim.EventMemberLost, sim.EventMemberReturned}, wantNearBound: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "outage.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = bytes.Replace(data, []byte("failoverGrace: 1m"), []byte("failoverGrace: "+tc.grace), 1)
+			sc, err := scenario.Parse(data, "outage.yaml", os.DirFS("testdata"), ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := sim.Run(t.Context(), sc, sim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Policies[0]
+			var kinds []string
+			for _, e := range p.Events {
+				kinds = append(kinds, e.Kind)
+			}
+			if diff := cmp.Diff(tc.wantKinds, kinds); diff != "" {
+				t.Errorf("events (-want +got):\n%s\n%v", diff, p.Events)
+			}
+			near := 0
+			for _, c := range p.Summary.Clusters {
+				if c.Cluster == "near" {
+					near = c.ReplicasScheduled
+				}
+			}
+			if near != tc.wantNearBound {
+				t.Errorf("replicas bound in near = %d, want %d", near, tc.wantNearBound)
+			}
+			want := map[string]map[string]int32{"MultiClusterDeployment/default/web": {"home": 4}}
+			if diff := cmp.Diff(want, p.Placements); diff != "" {
+				t.Errorf("placements at the end (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -29,6 +29,10 @@ type member struct {
 	cloud bool
 	// scheduled counts the replicas ever bound in the cluster.
 	scheduled int
+	// down is true while the member is cut off (scenario.Outage), since
+	// downSince.
+	down      bool
+	downSince time.Duration
 }
 
 // world is one policy's run of a scenario.
@@ -148,11 +152,12 @@ func newWorld(ctx context.Context, sc *scenario.Scenario, pol scenario.Policy, p
 		scheduledGone: map[string]int{},
 		assumptions:   placement.NewAssumptions(),
 		timing: decide.Timing{
-			PendingGrace:  sc.Controllers.PendingGrace,
-			FailoverGrace: decide.DefaultTiming.FailoverGrace,
-			Resync:        decide.DefaultTiming.Resync,
-			MoveCheck:     decide.DefaultTiming.MoveCheck,
-			UnplacedRetry: decide.DefaultTiming.UnplacedRetry,
+			PendingGrace:    sc.Controllers.PendingGrace,
+			FailoverGrace:   sc.Controllers.FailoverGrace,
+			Resync:          decide.DefaultTiming.Resync,
+			MoveCheck:       decide.DefaultTiming.MoveCheck,
+			UnplacedRetry:   decide.DefaultTiming.UnplacedRetry,
+			TrafficInterval: sc.Controllers.TrafficInterval,
 		},
 	}
 	w.latency = latencyOf(sc)

@@ -91,9 +91,6 @@ type Reconciler struct {
 func (r *Reconciler) defaults() {
 	r.lastPullBack = map[string]time.Time{}
 	r.readings = map[string]reading{}
-	if r.TrafficInterval == 0 {
-		r.TrafficInterval = 30 * time.Second
-	}
 	if r.Assumptions == nil {
 		r.Assumptions = placement.NewAssumptions()
 	}
@@ -105,6 +102,7 @@ func (r *Reconciler) defaults() {
 	r.Resync = cmp.Or(r.Resync, d.Resync)
 	r.MoveCheck = cmp.Or(r.MoveCheck, d.MoveCheck)
 	r.UnplacedRetry = cmp.Or(r.UnplacedRetry, d.UnplacedRetry)
+	r.TrafficInterval = cmp.Or(r.TrafficInterval, d.TrafficInterval)
 	r.MaxConcurrentReconciles = cmp.Or(r.MaxConcurrentReconciles, 8)
 }
 
@@ -230,21 +228,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if prop.err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to propagate MultiClusterDeployment %s: %w", req, prop.err)
 	}
-	return ctrl.Result{RequeueAfter: r.next(mcd, plan, prop)}, nil
-}
-
-// next is when to look again: the decision's time, sooner while a
-// disruption budget holds a move, and at the traffic interval for
-// TrafficAware workloads, whose placement follows their traffic readings.
-func (r *Reconciler) next(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, prop rollout) time.Duration {
-	after := p.RequeueAfter
-	if prop.waiting {
-		after = min(after, r.MoveCheck)
-	}
-	if mcd.Spec.Placement.Policy == multiclusterv1alpha1.TrafficAware && r.Traffic != nil {
-		after = min(after, r.TrafficInterval)
-	}
-	return after
+	return ctrl.Result{RequeueAfter: plan.AfterWrite(prop.waiting)}, nil
 }
 
 // timing is the decision's timing from the reconciler's settings.
@@ -252,5 +236,6 @@ func (r *Reconciler) timing() decide.Timing {
 	return decide.Timing{
 		PendingGrace: r.PendingGrace, FailoverGrace: r.FailoverGrace,
 		Resync: r.Resync, MoveCheck: r.MoveCheck, UnplacedRetry: r.UnplacedRetry,
+		TrafficInterval: r.TrafficInterval,
 	}
 }

@@ -22,6 +22,9 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 		Members:  make(map[string]decide.Member, len(members)),
 		Now:      r.Clock.Now(),
 		Timing:   r.timing(),
+		// The traffic is read when the workload asks for it and the
+		// controller has a source (traffic, below).
+		FollowsTraffic: mcd.Spec.Placement.Policy == multiclusterv1alpha1.TrafficAware && r.Traffic != nil,
 	}
 	for name, m := range members {
 		in.Members[name] = m.Member

@@ -155,4 +155,3 @@ func (c *Cluster) Node(name string) *Node {
 	}
 	return nil
 }
-

@@ -44,7 +44,7 @@ func (q *items[T]) Less(i, j int) bool {
 	return a.seq < b.seq
 }
 func (q *items[T]) Swap(i, j int) { q.list[i], q.list[j] = q.list[j], q.list[i] }
-func (q *items[T]) Push(x any)   { q.list = append(q.list, x.(item[T])) }
+func (q *items[T]) Push(x any)    { q.list = append(q.list, x.(item[T])) }
 func (q *items[T]) Pop() any {
 	last := q.list[len(q.list)-1]
 	var zero item[T]

@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
@@ -148,6 +149,7 @@ func (s *Scenario) setDefaults() {
 	def(&s.Controllers.PlacementRetry, 5*time.Second)
 	def(&s.Controllers.PendingGrace, 30*time.Second)
 	def(&s.Controllers.TrafficInterval, 30*time.Second)
+	def(&s.Controllers.FailoverGrace, decide.DefaultTiming.FailoverGrace)
 	for i := range s.Policies {
 		p := &s.Policies[i]
 		if p.TargetUtilization == 0 {

@@ -68,7 +68,7 @@ func TestLoadFileWithTrace(t *testing.T) {
 	if diff := cmp.Diff(want, tasks); diff != "" {
 		t.Errorf("tasks (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Controllers{AutoscalerPeriod: 30 * time.Second, ProvisionerPeriod: 30 * time.Second, ReschedulerPeriod: time.Minute, PlacementRetry: 5 * time.Second, PendingGrace: 30 * time.Second, TrafficInterval: 30 * time.Second}, s.Controllers); diff != "" {
+	if diff := cmp.Diff(Controllers{AutoscalerPeriod: 30 * time.Second, ProvisionerPeriod: 30 * time.Second, ReschedulerPeriod: time.Minute, PlacementRetry: 5 * time.Second, PendingGrace: 30 * time.Second, TrafficInterval: 30 * time.Second, FailoverGrace: 2 * time.Minute}, s.Controllers); diff != "" {
 		t.Errorf("default controllers (-want +got):\n%s", diff)
 	}
 }
@@ -86,7 +86,7 @@ func TestMalformed(t *testing.T) {
 		{
 			name: "unknown field",
 			old:  "duration: 10m", new: "duraton: 10m",
-			want: "bad.yaml:2:1: duraton: unknown field (valid fields: name, description, duration, sampleInterval, seed, clusters, latencyMs, cloud, workload, controllers, policies)",
+			want: "bad.yaml:2:1: duraton: unknown field (valid fields: name, description, duration, sampleInterval, seed, clusters, latencyMs, cloud, workload, controllers, policies, outages)",
 		},
 		{
 			name: "bad quantity",
@@ -129,6 +129,17 @@ func TestMalformed(t *testing.T) {
 			name: "provisioning without a cloud",
 			old:  "substitution: true", new: "provisioning: Predictive",
 			want: "bad.yaml:15:19: policies[0].provisioning: \"Predictive\" needs a cloud in the scenario",
+		},
+		{
+			name: "outage of an unknown cluster, for no time",
+			old:  "policies:", new: "outages: [{cluster: c, at: 1m, for: 0s}]\npolicies:",
+			want: "bad.yaml:12:21: outages[0].cluster: \"c\" is not a member cluster of the scenario (clusters: a, b)\n" +
+				"bad.yaml:12:37: outages[0].for: 0s: must be positive",
+		},
+		{
+			name: "overlapping outages",
+			old:  "policies:", new: "outages: [{cluster: a, at: 1m, for: 5m}, {cluster: a, at: 3m, for: 1m}]\npolicies:",
+			want: "bad.yaml:12:42: outages[1]: overlaps outages[0] of \"a\": give one outage per stretch of time",
 		},
 		{
 			name: "not YAML",

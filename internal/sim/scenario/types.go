@@ -28,6 +28,10 @@ type Scenario struct {
 	Workload    Workload                      `json:"workload"`
 	Controllers Controllers                   `json:"controllers,omitempty"`
 	Policies    []Policy                      `json:"policies"`
+	// Outages take member clusters away from the control plane for a
+	// while: failover, held replicas and the return run as in the
+	// controllers.
+	Outages []Outage `json:"outages,omitempty"`
 
 	// File is where the scenario was read from.
 	File string `json:"-"`
@@ -119,6 +123,18 @@ type Autoscaler struct {
 	CoolDown  time.Duration `json:"coolDown,omitempty"`
 }
 
+// Outage is one member cluster cut off from the control plane: from At,
+// for For, the member answers no read or write of the controllers while
+// its own nodes, pods and scheduler go on, as when its API server or the
+// network to it is lost. The control plane sees it NotReady from At (the
+// heartbeat's detection delay is not modelled), holds its replicas, and
+// places them elsewhere once the failover grace has passed.
+type Outage struct {
+	Cluster string        `json:"cluster"`
+	At      time.Duration `json:"at"`
+	For     time.Duration `json:"for"`
+}
+
 // Controllers are the periods of the management-plane loops.
 type Controllers struct {
 	// AutoscalerPeriod (30s), ProvisionerPeriod (30s), ReschedulerPeriod
@@ -136,6 +152,9 @@ type Controllers struct {
 	// TrafficInterval (30s) is how often a TrafficAware workload's traffic
 	// is read and its placement follows it (--traffic-interval).
 	TrafficInterval time.Duration `json:"trafficInterval,omitempty"`
+	// FailoverGrace (2m) is how long a member may be NotReady before its
+	// replicas are placed elsewhere (the controller's --failover-grace).
+	FailoverGrace time.Duration `json:"failoverGrace,omitempty"`
 }
 
 // Placement names how a policy places workloads.

@@ -69,6 +69,7 @@ func validate(s *Scenario) []problem {
 	}{
 		{"autoscalerPeriod", c.AutoscalerPeriod}, {"provisionerPeriod", c.ProvisionerPeriod}, {"reschedulerPeriod", c.ReschedulerPeriod},
 		{"placementRetry", c.PlacementRetry}, {"pendingGrace", c.PendingGrace}, {"trafficInterval", c.TrafficInterval},
+		{"failoverGrace", c.FailoverGrace},
 	} {
 		if f.d < 0 {
 			v.add("controllers."+f.name, "%v: must not be negative (zero means the default)", f.d)
@@ -111,7 +112,37 @@ func validate(s *Scenario) []problem {
 	v.latency(s.LatencyMs)
 	v.workload(s.Workload)
 	v.policies(s)
+	v.outages(s)
 	return v.problems
+}
+
+// outages checks that each outage names a member cluster and lies within
+// the run, and that a member's outages do not overlap.
+func (v *validator) outages(s *Scenario) {
+	members := map[string]bool{}
+	for _, c := range s.Clusters {
+		members[c.Name] = true
+	}
+	for i, o := range s.Outages {
+		p := fmt.Sprintf("outages[%d]", i)
+		switch {
+		case s.Cloud != nil && o.Cluster == s.Cloud.Name:
+			v.add(p+".cluster", "%q: the cloud cluster cannot be cut off in a scenario yet; name a member cluster (%s)", o.Cluster, strings.Join(sortedKeys(members), ", "))
+		case !members[o.Cluster]:
+			v.add(p+".cluster", "%q is not a member cluster of the scenario (clusters: %s)", o.Cluster, strings.Join(sortedKeys(members), ", "))
+		}
+		if o.At < 0 || o.At >= s.Duration {
+			v.add(p+".at", "%v: must be within the run, from 0 to before its duration %v", o.At, s.Duration)
+		}
+		if o.For <= 0 {
+			v.add(p+".for", "%v: must be positive", o.For)
+		}
+		for j, other := range s.Outages[:i] {
+			if other.Cluster == o.Cluster && o.At < other.At+other.For && other.At < o.At+o.For {
+				v.add(p, "overlaps outages[%d] of %q: give one outage per stretch of time", j, o.Cluster)
+			}
+		}
+	}
 }
 
 func (v *validator) cloud(c *Cloud) {
