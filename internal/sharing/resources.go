@@ -3,6 +3,8 @@ package sharing
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/meridian-dev/meridian/internal/placement"
 )
 
 // add adds b into a.
@@ -63,19 +65,11 @@ func maxList(a, b corev1.ResourceList) corev1.ResourceList {
 }
 
 // Fits reports whether requests fit in capacity: every requested resource
-// is at most the capacity of that resource (missing means zero), as
-// kube-scheduler's NodeResourcesFit checks a node.
+// is at most the capacity of that resource (missing means zero), in
+// kube-scheduler's units (placement.NewResources) and by the placement
+// framework's one test of a fit (placement.Resources.Fits).
 func Fits(requests, capacity corev1.ResourceList) bool {
-	for k, v := range requests {
-		if v.Sign() <= 0 {
-			continue
-		}
-		c := capacity[k]
-		if v.Cmp(c) > 0 {
-			return false
-		}
-	}
-	return true
+	return placement.NewResources(requests).Fits(placement.NewResources(capacity))
 }
 
 // scale returns every quantity of rl times percent/100, rounded down to

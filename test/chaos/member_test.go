@@ -3,7 +3,6 @@ package chaos_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ func TestMemberLossAndReturn(t *testing.T) {
 	bin := testenv.MeridianBinary(t)
 	w := startTestbed(t, 3)
 	const lost = "member-2"
-	cut := w.routeThroughProxy(t, lost)
+	cut := testenv.RouteMemberThroughProxy(t, w.mgmt, w.tb, lost)
 	w.loseMember(t, bin, lost, memberFault{
 		what:      "cut off",
 		reachable: true,
@@ -213,34 +212,6 @@ func (w *world) memberUp(ctx context.Context, member string) string {
 		return "API server: " + st.APIError
 	}
 	return fmt.Sprintf("%d of %d nodes ready", st.NodesReady, st.NodesTotal)
-}
-
-// routeThroughProxy rewrites member's kubeconfig Secret so that the
-// controller reaches it through a proxy that can cut it off, and returns
-// the proxy. It must run before the controller starts. The test's own
-// clients go to the member directly.
-func (w *world) routeThroughProxy(t *testing.T, member string) *testenv.Proxy {
-	t.Helper()
-	m := w.tb.Cluster(member)
-	u, err := url.Parse(m.Config.Host)
-	if err != nil {
-		t.Fatalf("failed to parse API server address %q: %v", m.Config.Host, err)
-	}
-	p := testenv.NewProxyTo(t, u.Host)
-	data, err := p.Kubeconfig(m.Kubeconfig)
-	if err != nil {
-		t.Fatalf("failed to route %s through the proxy: %v", member, err)
-	}
-	secret := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: testbed.Namespace, Name: testbed.KubeconfigSecretName(member)}
-	if err := w.mgmt.Get(t.Context(), key, secret); err != nil {
-		t.Fatalf("failed to read the kubeconfig Secret of %s: %v", member, err)
-	}
-	secret.Data[testbed.KubeconfigKey] = data
-	if err := w.mgmt.Update(t.Context(), secret); err != nil {
-		t.Fatalf("failed to route %s through the proxy: %v", member, err)
-	}
-	return p
 }
 
 // clusterReady returns "" when the Cluster's Ready condition is want.
