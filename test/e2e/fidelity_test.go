@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/sim"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 	"github.com/meridian-dev/meridian/internal/testbed"
@@ -51,24 +52,52 @@ var fidelityWorkload = []arrival{
 const (
 	fidelityMemory  = "512Mi"
 	fidelityArrival = 20 * time.Second
+	// fidelityLost is the member cut off once every workload runs.
+	fidelityLost = "cluster4"
+	// fidelityFailoverGrace is the controllers' --failover-grace, in both
+	// runs.
+	fidelityFailoverGrace = 10 * time.Second
 )
+
+// fidelityCut is when the simulator cuts fidelityLost off: two arrival
+// intervals after the last arrival.
+var fidelityCut = time.Duration(len(fidelityWorkload)+2) * fidelityArrival
+
+// outage is a member cut off in the simulator from fidelityCut for its
+// length, and the run's end.
+type outage struct {
+	length, end time.Duration
+}
 
 // TestSimulatorMatchesTheControllers runs one scenario twice: in the
 // simulator, and on the seed001 testbed with the real controllers, and
 // asserts that every workload ends with the same replicas (a job's
-// parallel pods) in the same member clusters. The simulator calls the
-// controllers' decisions; this shows that what it models around them (the
-// members, their schedulers, the order of events) does not change where
-// the replicas go.
+// parallel pods) in the same member clusters. Once every workload runs, a
+// member is cut off the controllers: the replicas it ran are held for the
+// failover grace, then placed elsewhere, and the two must agree on where;
+// then it returns, and they must agree on what stays. The simulator calls
+// the controllers' decisions; this shows that what it models around them
+// (the members, their schedulers, their outages, the order of events) does
+// not change where the replicas go.
 func TestSimulatorMatchesTheControllers(t *testing.T) {
 	profile, err := testbed.LoadProfile("seed001")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := simulate(t, profile)
-	t.Logf("simulator: %v", want)
+	settled := simulate(t, profile, nil)
+	t.Logf("simulator, before the outage: %v", settled)
+	failedOver := simulate(t, profile, &outage{length: time.Hour, end: fidelityCut + 6*fidelityFailoverGrace})
+	t.Logf("simulator, %s cut off: %v", fidelityLost, failedOver)
+	want := simulate(t, profile, &outage{length: time.Minute, end: fidelityCut + time.Minute + 5*fidelityArrival})
+	t.Logf("simulator, %s back: %v", fidelityLost, want)
+	if cmp.Equal(settled, failedOver) {
+		t.Fatalf("the outage of %s changes nothing in the simulator; the test would prove nothing", fidelityLost)
+	}
 
-	w := start(t, profile)
+	w := startWith(t, profile, func(string) controller.Options {
+		return controller.Options{HeartbeatInterval: 2 * time.Second, HeartbeatTimeout: 2 * time.Second, PendingGrace: 5 * time.Second,
+			FailoverGrace: fidelityFailoverGrace}
+	}, fidelityLost)
 	w.namespace(t, "fidelity")
 	for _, a := range fidelityWorkload {
 		var obj client.Object = a.mcd()
@@ -104,15 +133,29 @@ func TestSimulatorMatchesTheControllers(t *testing.T) {
 			return ""
 		})
 	}
-	w.waitFor(t, time.Minute, "the same placements as the simulator's", func() string {
+	w.waitFor(t, time.Minute, "the same placements as the simulator's before the outage", func() string {
+		return cmp.Diff(settled, w.placements(t))
+	})
+
+	w.proxies[fidelityLost].Break()
+	t.Logf("%s cut off", fidelityLost)
+	// The test's clients still reach the member, so its objects, which
+	// nothing may change meanwhile, count as the simulator counts them.
+	w.waitFor(t, 2*time.Minute, "the same placements as the simulator's with "+fidelityLost+" cut off", func() string {
+		return cmp.Diff(failedOver, w.placements(t))
+	})
+	w.proxies[fidelityLost].Restore()
+	t.Logf("%s back", fidelityLost)
+	w.waitFor(t, 2*time.Minute, "the same placements as the simulator's after "+fidelityLost+" returned", func() string {
 		return cmp.Diff(want, w.placements(t))
 	})
 	t.Logf("controllers: %v", w.placements(t))
 }
 
 // simulate runs the fidelity workload in the simulator on the clusters of
-// profile and returns its final placements by workload name.
-func simulate(t *testing.T, profile *testbed.Profile) map[string]map[string]int32 {
+// profile, with fidelityLost cut off at fidelityCut when cut is set, and
+// returns its final placements by workload name.
+func simulate(t *testing.T, profile *testbed.Profile, cut *outage) map[string]map[string]int32 {
 	t.Helper()
 	dir := t.TempDir()
 	var trace strings.Builder
@@ -143,12 +186,17 @@ func simulate(t *testing.T, profile *testbed.Profile) map[string]map[string]int3
 		clusters = append(clusters, map[string]any{"name": c.Name, "region": c.Region, "nodes": c.Nodes})
 	}
 	sc := map[string]any{
-		"name":      "fidelity",
-		"duration":  (time.Duration(len(fidelityWorkload)+5) * fidelityArrival).String(),
-		"clusters":  clusters,
-		"latencyMs": profile.LatencyMs,
-		"workload":  map[string]any{"trace": "trace.csv", "services": services},
-		"policies":  []map[string]any{{"name": "meridian", "placement": "ClusterAffinity", "substitution": true, "bursting": true}},
+		"name":        "fidelity",
+		"duration":    (time.Duration(len(fidelityWorkload)+5) * fidelityArrival).String(),
+		"clusters":    clusters,
+		"latencyMs":   profile.LatencyMs,
+		"workload":    map[string]any{"trace": "trace.csv", "services": services},
+		"policies":    []map[string]any{{"name": "meridian", "placement": "ClusterAffinity", "substitution": true, "bursting": true}},
+		"controllers": map[string]any{"failoverGrace": fidelityFailoverGrace.String()},
+	}
+	if cut != nil {
+		sc["duration"] = cut.end.String()
+		sc["outages"] = []map[string]any{{"cluster": fidelityLost, "at": fidelityCut.String(), "for": cut.length.String()}}
 	}
 	data, err := yaml.Marshal(sc)
 	if err != nil {

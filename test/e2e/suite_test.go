@@ -20,6 +20,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/testbed"
+	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // world is a running testbed with Meridian's controllers.
@@ -28,6 +29,9 @@ type world struct {
 	tb      *testbed.Testbed
 	mgmt    client.Client
 	members map[string]client.Client
+	// proxies are the members the controller reaches through a proxy that
+	// the test can break (startWith's cut), by name.
+	proxies map[string]*testenv.Proxy
 }
 
 // start brings up a testbed of profile and runs the controllers on it; both
@@ -40,8 +44,10 @@ func start(t *testing.T, profile *testbed.Profile) *world {
 }
 
 // startWith is start with the controller options opts returns for the
-// testbed in dir.
-func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) controller.Options) *world {
+// testbed in dir; the controller reaches the members named in cut through a
+// proxy (world.proxies) that the test can break to cut them off, while the
+// test's own clients reach them directly.
+func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) controller.Options, cut ...string) *world {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
@@ -65,7 +71,7 @@ func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) con
 		t.Fatalf("failed to start the testbed: %v", err)
 	}
 	t.Logf("testbed %s up in %s", profile.Name, time.Since(begin).Round(100*time.Millisecond))
-	w := &world{dir: dir, tb: tb, members: map[string]client.Client{}}
+	w := &world{dir: dir, tb: tb, members: map[string]client.Client{}, proxies: map[string]*testenv.Proxy{}}
 	if w.mgmt, err = tb.Management().Client(); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +79,9 @@ func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) con
 		if w.members[m.Name], err = m.Client(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, name := range cut {
+		w.proxies[name] = testenv.RouteMemberThroughProxy(t, w.mgmt, tb, name)
 	}
 
 	mgr, err := ctrl.NewManager(tb.Management().Config, ctrl.Options{
