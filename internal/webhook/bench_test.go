@@ -15,6 +15,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
@@ -60,7 +61,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	bodies := make([][]byte, 64)
 	for i := range bodies {
 		bodies[i] = review("CREATE", fmt.Appendf(nil,
-			`{"cpu":"%d","memory":"%dGi","duration":"%dh","originRegion":"westeurope","maxLatencyMilliseconds":%d,"residency":"EU"}`,
+			`{"cpu":"%d","memory":"%dGi","duration":"%dh","originRegion":"westeurope","maxLatency":"%dms","residency":"EU"}`,
 			1+i%4, 2+i%8, 1+i%6, 15+i%30))
 	}
 	send := func(body []byte) (time.Duration, error) {
@@ -138,7 +139,7 @@ func BenchmarkAdmit(b *testing.B) {
 	p := Planner{Policies: testPolicies(b)}
 	vm := testVM("bench", func(vm *computev1alpha1.CloudVM) {
 		vm.Spec.OriginRegion = "westeurope"
-		vm.Spec.MaxLatencyMilliseconds = ptr(int32(30))
+		vm.Spec.MaxLatency = &metav1.Duration{Duration: 30 * time.Millisecond}
 		vm.Spec.Residency = computev1alpha1.ResidencyEU
 	})
 	b.ReportAllocs()

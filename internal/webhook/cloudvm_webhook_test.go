@@ -97,7 +97,7 @@ func TestCloudVMWebhook(t *testing.T) {
 			vm.Spec.Providers = []computev1alpha1.Provider{"aws", "azure"}
 			vm.Spec.Residency = "EU"
 			vm.Spec.OriginRegion = "westeurope"
-			vm.Spec.MaxLatencyMilliseconds = ptr(int32(1))
+			vm.Spec.MaxLatency = &metav1.Duration{Duration: 1 * time.Millisecond}
 			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "aws"}
 		})
 		err := c.Create(t.Context(), vm)

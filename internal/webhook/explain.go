@@ -3,6 +3,7 @@ package webhook
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/policy"
@@ -55,8 +56,8 @@ func constraints(vm *computev1alpha1.CloudVM) string {
 	if s.Residency != "" {
 		c = append(c, "residency "+string(s.Residency))
 	}
-	if s.MaxLatencyMilliseconds != nil {
-		c = append(c, fmt.Sprintf("at most %d ms from %s", *s.MaxLatencyMilliseconds, s.OriginRegion))
+	if s.MaxLatency != nil {
+		c = append(c, fmt.Sprintf("at most %g ms from %s", float64(s.MaxLatency.Duration)/float64(time.Millisecond), s.OriginRegion))
 	}
 	if p := s.Pin; p != nil && (p.Provider != "" || p.Region != "") {
 		where := string(p.Provider)

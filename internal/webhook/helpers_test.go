@@ -58,8 +58,6 @@ func (g greenest) Schedule(req carbon.Request) (carbon.Plan, error) {
 		Source: "test", Reason: fmt.Sprintf("%s/%s at %s has the lowest intensity", o.c.Provider, o.c.Region, o.start.Format(time.RFC3339))}, nil
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // controller-runtime's logs are dropped: the tests read what the webhook
 // answers, not what it logs.
 func init() { ctrllog.SetLogger(logr.Discard()) }

@@ -282,14 +282,14 @@ func Input(vm *computev1alpha1.CloudVM) (policy.VMInput, error) {
 		OriginRegion: s.OriginRegion,
 		Residency:    string(s.Residency),
 	}
-	if s.MaxLatencyMilliseconds != nil {
-		if *s.MaxLatencyMilliseconds <= 0 {
-			return policy.VMInput{}, fmt.Errorf("spec.maxLatencyMilliseconds %d must be at least 1", *s.MaxLatencyMilliseconds)
+	if s.MaxLatency != nil {
+		if s.MaxLatency.Duration < time.Millisecond {
+			return policy.VMInput{}, fmt.Errorf("spec.maxLatency %q must be at least 1ms", s.MaxLatency.Duration)
 		}
 		if s.OriginRegion == "" {
-			return policy.VMInput{}, fmt.Errorf("spec.maxLatencyMilliseconds %d needs spec.originRegion, the region latency is measured from", *s.MaxLatencyMilliseconds)
+			return policy.VMInput{}, fmt.Errorf("spec.maxLatency %q needs spec.originRegion, the region latency is measured from", s.MaxLatency.Duration)
 		}
-		in.MaxLatencyMs = float64(*s.MaxLatencyMilliseconds)
+		in.MaxLatencyMs = float64(s.MaxLatency.Duration) / float64(time.Millisecond)
 	}
 	for _, p := range s.Providers {
 		in.Providers = append(in.Providers, string(p))

@@ -59,7 +59,7 @@ func TestAdmit(t *testing.T) {
 	amsterdam := func(vm *computev1alpha1.CloudVM) {
 		vm.Spec.Providers = []computev1alpha1.Provider{"gcp"}
 		vm.Spec.OriginRegion = "westeurope"
-		vm.Spec.MaxLatencyMilliseconds = ptr(int32(5))
+		vm.Spec.MaxLatency = &metav1.Duration{Duration: 5 * time.Millisecond}
 	}
 	running := func(phase computev1alpha1.CloudVMPhase) func(vm *computev1alpha1.CloudVM) {
 		return func(vm *computev1alpha1.CloudVM) { vm.Status.Phase = phase }
@@ -164,7 +164,7 @@ func TestAdmit(t *testing.T) {
 			vm.Spec.Providers = []computev1alpha1.Provider{"aws", "azure"}
 			vm.Spec.Residency = "EU"
 			vm.Spec.OriginRegion = "westeurope"
-			vm.Spec.MaxLatencyMilliseconds = ptr(int32(1))
+			vm.Spec.MaxLatency = &metav1.Duration{Duration: 1 * time.Millisecond}
 			vm.Spec.Pin = &computev1alpha1.CloudVMPin{Provider: "aws"}
 		}),
 		denied: []string{
@@ -278,9 +278,9 @@ func TestAdmit(t *testing.T) {
 		planner: green,
 		op:      admissionv1.Create,
 		vm: testVM("noorigin", func(vm *computev1alpha1.CloudVM) {
-			vm.Spec.MaxLatencyMilliseconds = ptr(int32(20))
+			vm.Spec.MaxLatency = &metav1.Duration{Duration: 20 * time.Millisecond}
 		}),
-		denied: []string{"spec.maxLatencyMilliseconds 20 needs spec.originRegion"},
+		denied: []string{"spec.maxLatency \"20ms\" needs spec.originRegion"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

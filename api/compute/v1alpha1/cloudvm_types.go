@@ -33,77 +33,82 @@ type ImageFamily string
 // +kubebuilder:validation:XValidation:rule="quantity(self.cpu).isGreaterThan(quantity('0'))",message="cpu must be greater than zero",fieldPath=".cpu"
 // +kubebuilder:validation:XValidation:rule="quantity(self.memory).isGreaterThan(quantity('0'))",message="memory must be greater than zero",fieldPath=".memory"
 // +kubebuilder:validation:XValidation:rule="duration(self.duration) > duration('0s')",message="duration must be greater than zero, e.g. 2h",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxLatency) || duration(self.maxLatency) >= duration('1ms')",message="maxLatency must be at least 1ms",fieldPath=".maxLatency"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxLatency) || has(self.originRegion)",message="maxLatency needs originRegion, the region latency is measured from",fieldPath=".maxLatency"
 // +kubebuilder:validation:XValidation:rule="!has(self.deadline) || !has(self.pin) || !has(self.pin.start) || timestamp(self.pin.start) + duration(self.duration) <= timestamp(self.deadline)",message="pin.start plus duration must not be after the deadline",fieldPath=".deadline"
 // +kubebuilder:validation:XValidation:rule="!has(self.pin) || !has(self.pin.provider) || !has(self.providers) || self.pin.provider in self.providers",message="pin.provider must be one of providers",fieldPath=".pin.provider"
 type CloudVMSpec struct {
-	// CPU is the number of virtual CPUs the VM needs, e.g. "2".
+	// cpu is the number of virtual CPUs the VM needs, e.g. "2".
 	// +required
 	CPU resource.Quantity `json:"cpu"`
 
-	// Memory is the memory the VM needs, e.g. "8Gi".
+	// memory is the memory the VM needs, e.g. "8Gi".
 	// +required
 	Memory resource.Quantity `json:"memory"`
 
-	// Duration is how long the VM runs once started, e.g. "3h". The VM is
+	// duration is how long the VM runs once started, e.g. "3h". The VM is
 	// deleted at its start plus this duration.
 	// +required
 	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	Duration metav1.Duration `json:"duration"`
 
-	// Deadline, when set, is when the VM must have finished: the scheduler
+	// deadline is when the VM must have finished, when set: the scheduler
 	// only chooses starts that end by it, and a VM that cannot is Failed,
 	// never started late.
 	// +optional
 	Deadline *metav1.Time `json:"deadline,omitempty"`
 
-	// OriginRegion is the provider region nearest the VM's users (any
+	// originRegion is the provider region nearest the VM's users (any
 	// provider's region name, e.g. "westeurope"); latency limits are
 	// measured from it.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	OriginRegion string `json:"originRegion,omitempty"`
 
-	// MaxLatencyMilliseconds, when set, is the largest round-trip time
-	// allowed between the origin region and the VM's region.
+	// maxLatency is the largest round-trip time allowed between the origin
+	// region and the VM's region, e.g. "30ms"; it needs originRegion.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
-	MaxLatencyMilliseconds *int32 `json:"maxLatencyMilliseconds,omitempty"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	MaxLatency *metav1.Duration `json:"maxLatency,omitempty"`
 
-	// Residency, when set, keeps the VM in that jurisdiction's regions.
+	// residency keeps the VM, when set, in that jurisdiction's regions.
 	// +optional
 	Residency Residency `json:"residency,omitempty"`
 
-	// Providers, when set, are the only providers the VM may run on; when
+	// providers are, when set, the only providers the VM may run on; when
 	// empty every provider the policies allow is compared.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=3
 	Providers []Provider `json:"providers,omitempty"`
 
-	// Image is the operating system family the VM boots.
+	// image is the operating system family the VM boots.
 	// +optional
 	// +kubebuilder:default=ubuntu-24.04
 	Image ImageFamily `json:"image,omitempty"`
 
-	// Pin, when set, fixes part of the decision: the policies still check a
+	// pin fixes, when set, part of the decision: the policies still check a
 	// pinned provider and region, and a pinned start replaces the carbon
 	// scheduler's choice of time.
 	// +optional
 	Pin *CloudVMPin `json:"pin,omitempty"`
 
-	// SSHPublicKey is the public key installed for the VM's admin user.
+	// sshPublicKey is the public key installed for the VM's admin user.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
 	SSHPublicKey string `json:"sshPublicKey,omitempty"`
 
-	// CredentialsSecretRef names a Secret in the VM's namespace that the
+	// credentialsSecretRef names a Secret in the VM's namespace that the
 	// provider's operator reads credentials from (Azure Service Operator's
 	// per-namespace credential). Credentials are never inline.
 	// +optional
 	CredentialsSecretRef *SecretReference `json:"credentialsSecretRef,omitempty"`
 
-	// Schedule is the admission webhook's decision: where and when the VM
+	// schedule is the admission webhook's decision: where and when the VM
 	// runs and how the policies narrowed the regions down. The webhook
 	// sets it on CREATE, re-plans it on an UPDATE of the spec before the
 	// start, and otherwise keeps it as it is: what a user writes here is
@@ -118,10 +123,10 @@ type CloudVMSpec struct {
 // CloudVMSchedule is the admission webhook's decision for a CloudVM and
 // its explanation.
 type CloudVMSchedule struct {
-	// Decision is where and when the VM runs.
+	// decision is where and when the VM runs.
 	// +required
 	Decision CloudVMDecision `json:"decision"`
-	// Explanation says how the policies narrowed the regions down.
+	// explanation says how the policies narrowed the regions down.
 	// +optional
 	Explanation *CloudVMExplanation `json:"explanation,omitempty"`
 }
@@ -136,21 +141,21 @@ const AnnotationReplan = "compute.meridian.dev/replan"
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.region) || has(self.provider)",message="pin.region needs pin.provider",fieldPath=".region"
 type CloudVMPin struct {
-	// Provider pins the provider.
+	// provider pins the provider.
 	// +optional
 	Provider Provider `json:"provider,omitempty"`
-	// Region pins the region (a region of the pinned provider).
+	// region pins the region (a region of the pinned provider).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Region string `json:"region,omitempty"`
-	// Start pins the start time.
+	// start pins the start time.
 	// +optional
 	Start *metav1.Time `json:"start,omitempty"`
 }
 
 // SecretReference names a Secret in the same namespace.
 type SecretReference struct {
-	// Name is the Secret's name.
+	// name is the Secret's name.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
@@ -230,118 +235,213 @@ const LabelCloudVM = "compute.meridian.dev/cloudvm"
 // CloudVMDecision is where and when the VM runs, as the webhook decided it
 // (spec.schedule.decision).
 type CloudVMDecision struct {
-	// Provider, Region and Zone (the grid zone powering the region, an
-	// Electricity Maps zone key) say where.
+	// provider the VM runs on.
+	// +required
 	Provider Provider `json:"provider"`
-	Region   string   `json:"region"`
+
+	// region of the provider the VM runs in.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Region string `json:"region"`
+
+	// zone is the grid zone powering the region, an Electricity Maps zone
+	// key such as "NL".
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	Zone string `json:"zone,omitempty"`
-	// InstanceType is the provider's instance size that fits the VM.
+
+	// instanceType is the provider's instance size that fits the VM.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
 	InstanceType string `json:"instanceType"`
-	// PricePerHour is the instance's on-demand price in US dollars.
+
+	// pricePerHour is the instance's on-demand price in US dollars, a
+	// decimal such as "0.0960".
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	PricePerHour string `json:"pricePerHour,omitempty"`
-	// Start and End bound the run.
+
+	// start of the run.
+	// +required
 	Start metav1.Time `json:"start"`
-	End   metav1.Time `json:"end"`
-	// ExpectedEmissionsGrams and BaselineEmissionsGrams are the forecast
-	// emissions (gCO2e) of the plan and of starting at once in the first
-	// eligible region; empty when no intensity was known.
+
+	// end of the run: start plus spec.duration.
+	// +required
+	End metav1.Time `json:"end"`
+
+	// expectedEmissionsGrams is the forecast emissions (gCO2e) of the
+	// plan; empty when no intensity was known.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	ExpectedEmissionsGrams string `json:"expectedEmissionsGrams,omitempty"`
+
+	// baselineEmissionsGrams is the forecast emissions (gCO2e) of starting
+	// at once in the first eligible region; empty when no intensity was
+	// known.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	BaselineEmissionsGrams string `json:"baselineEmissionsGrams,omitempty"`
-	// IntensitySource names where the carbon intensities came from.
+
+	// intensitySource names where the carbon intensities came from.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	IntensitySource string `json:"intensitySource,omitempty"`
-	// Fallback, when set, says the forecasts were missing or stale and
+
+	// fallback says, when set, that the forecasts were missing or stale and
 	// what was done instead.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Fallback string `json:"fallback,omitempty"`
-	// Reason says why this region and start were chosen.
+
+	// reason says why this region and start were chosen.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Reason string `json:"reason,omitempty"`
-	// PolicyRevision is the policy bundle revision the decision used, and
-	// DecisionID its entry in the decision log, to replay it.
+
+	// policyRevision is the policy bundle revision the decision used.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	PolicyRevision string `json:"policyRevision,omitempty"`
+
+	// decisionID is the decision's entry in the decision log, to replay it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	DecisionID string `json:"decisionID,omitempty"`
-	// DecidedTime is when the decision was made.
+
+	// decidedTime is when the decision was made.
+	// +required
 	DecidedTime metav1.Time `json:"decidedTime"`
 }
 
 // CloudVMExplanation says how the policies narrowed the regions down.
 type CloudVMExplanation struct {
-	// Steps are the policies in the order they ran, with how many regions
+	// steps are the policies in the order they ran, with how many regions
 	// each left and, when few, which.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
 	Steps []PolicyStep `json:"steps,omitempty"`
-	// Removed names, for every region removed, the policy that removed it
+
+	// removed names, for every region removed, the policy that removed it
 	// and why.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1024
 	Removed []RegionRemoval `json:"removed,omitempty"`
 }
 
 // PolicyStep is one policy and the regions it left.
 type PolicyStep struct {
+	// policy is the policy's name, e.g. "latency".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	Policy string `json:"policy"`
-	// LeftCount is how many regions were left after this policy.
+
+	// leftCount is how many regions were left after this policy.
+	// +required
+	// +kubebuilder:validation:Minimum=0
 	LeftCount int32 `json:"leftCount"`
-	// Left lists them ("provider/region"), up to 64.
+
+	// left lists them ("provider/region"), up to 64.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=128
 	Left []string `json:"left,omitempty"`
 }
 
 // RegionRemoval is one region a policy removed.
 type RegionRemoval struct {
+	// provider of the region.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
 	Provider string `json:"provider"`
-	Region   string `json:"region"`
-	Policy   string `json:"policy"`
-	Reason   string `json:"reason"`
+
+	// region removed.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Region string `json:"region"`
+
+	// policy that removed it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Policy string `json:"policy"`
+
+	// reason the policy gave.
+	// +required
+	// +kubebuilder:validation:MaxLength=32768
+	Reason string `json:"reason"`
 }
 
 // RenderedObject is one provider object the controller applied.
 type RenderedObject struct {
+	// apiVersion of the provider object.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	// Ready says whether the provider's operator reports it ready.
+
+	// kind of the provider object.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+
+	// name of the provider object, in the CloudVM's namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// ready says whether the provider's operator reports it ready.
+	// +required
 	Ready bool `json:"ready"`
-	// Message is the operator's last word on it.
+
+	// message is the operator's last word on it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Message string `json:"message,omitempty"`
 }
 
 // CloudVMStatus is what Meridian decided and did for a CloudVM.
 type CloudVMStatus struct {
-	// Conditions: Scheduled and Ready.
+	// conditions of the object: Scheduled and Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// Phase is where the VM is in its life. The decision it acts on is
+
+	// phase is where the VM is in its life. The decision it acts on is
 	// spec.schedule.
 	// +optional
 	Phase CloudVMPhase `json:"phase,omitempty"`
-	// Objects are the provider objects applied for the VM.
+
+	// objects are the provider objects applied for the VM.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
 	Objects []RenderedObject `json:"objects,omitempty"`
-	// StartedTime is when the provider objects were applied;
-	// CompletedTime when they were deleted.
+
+	// startedTime is when the provider objects were applied.
 	// +optional
 	StartedTime *metav1.Time `json:"startedTime,omitempty"`
+
+	// completedTime is when the provider objects were deleted.
 	// +optional
 	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
-	// Emissions is what the run emitted, accounted once it is over.
+
+	// emissions is what the run emitted, accounted once it is over.
 	// +optional
 	Emissions *CloudVMEmissions `json:"emissions,omitempty"`
-	// ObservedGeneration is the generation the controller last acted on.
+
+	// observedGeneration is the generation the controller last acted on.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
@@ -353,20 +453,35 @@ type CloudVMStatus struct {
 // of the same model: expected for the plan, baseline for starting at once in
 // the first eligible region.
 type CloudVMEmissions struct {
-	// RealisedGrams is the emissions in grams of CO2-equivalent.
+	// realisedGrams is the emissions in grams of CO2-equivalent.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
 	RealisedGrams string `json:"realisedGrams"`
-	// EnergyKWh is the energy the run drew.
+
+	// energyKWh is the energy the run drew.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
 	EnergyKWh string `json:"energyKWh"`
-	// Watts is the VM's power in the energy model: (vCPU x W per vCPU +
+
+	// watts is the VM's power in the energy model: (vCPU x W per vCPU +
 	// GiB x W per GiB) x the provider's PUE.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
 	Watts string `json:"watts"`
-	// Basis says how the hours' intensities were obtained, e.g. "5 h: 5
+
+	// basis says how the hours' intensities were obtained, e.g. "5 h: 5
 	// measured from electricitymaps"; hours not measured make the figure
 	// an estimate.
+	// +required
+	// +kubebuilder:validation:MaxLength=32768
 	Basis string `json:"basis"`
-	// Measured says every hour of the run was measured.
+
+	// measured says every hour of the run was measured.
+	// +required
 	Measured bool `json:"measured"`
-	// AccountedTime is when the figure was computed.
+
+	// accountedTime is when the figure was computed.
+	// +required
 	AccountedTime metav1.Time `json:"accountedTime"`
 }
 
@@ -386,11 +501,17 @@ type CloudVMEmissions struct {
 // +kubebuilder:printcolumn:name="Realised-gCO2e",type=string,JSONPath=`.status.emissions.realisedGrams`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CloudVM struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is what the user asks of the VM, and the webhook's schedule.
 	// +required
 	Spec CloudVMSpec `json:"spec"`
+
+	// status is what Meridian decided and did.
 	// +optional
 	Status CloudVMStatus `json:"status,omitempty"`
 }
@@ -401,5 +522,7 @@ type CloudVM struct {
 type CloudVMList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []CloudVM `json:"items"`
+
+	// items are the CloudVMs.
+	Items []CloudVM `json:"items"`
 }

@@ -195,9 +195,9 @@ func (in *CloudVMSpec) DeepCopyInto(out *CloudVMSpec) {
 		in, out := &in.Deadline, &out.Deadline
 		*out = (*in).DeepCopy()
 	}
-	if in.MaxLatencyMilliseconds != nil {
-		in, out := &in.MaxLatencyMilliseconds, &out.MaxLatencyMilliseconds
-		*out = new(int32)
+	if in.MaxLatency != nil {
+		in, out := &in.MaxLatency, &out.MaxLatency
+		*out = new(v1.Duration)
 		**out = **in
 	}
 	if in.Providers != nil {
