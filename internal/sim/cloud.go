@@ -59,26 +59,30 @@ func (b *billing) change(now time.Duration, cores, price float64) {
 }
 
 // provisioner is one pass of the cloud provisioner and cluster autoscaler:
-// the same observation, drain steps and decision as the CloudProvisioner
-// controller's.
+// provision.Provisioner.Pass, the CloudProvisioner controller's own pass
+// (the drains' steps, the wait while the members settle, the decision and
+// when to pass again), carried out on the modelled cloud.
 func (w *world) provisioner() {
-	obs := provision.Observe(w.provisionInput())
-	w.continueDrains()
-	d := w.prov.Decide(obs)
-	w.trend = d.Trend
-	switch d.Action {
-	case provision.ProvisionCluster:
-		w.provisionCloud(d)
-	case provision.AddNodes:
-		w.addCloudNodes(d)
-	case provision.RemoveNodes:
-		w.startDrains(d.Drain)
-		if len(d.Remove) > 0 {
-			w.removeCloudNodes(d.Remove, d.Reason)
+	pass := w.prov.Pass(provision.PassInput{Input: w.provisionInput(), Drains: w.drainStates(), MembersChanged: w.membersChangedAt})
+	w.stepDrains(pass.DrainSteps, pass.Drained)
+	if pass.Decided {
+		d := pass.Decision
+		w.trend = d.Trend
+		switch d.Action {
+		case provision.ProvisionCluster:
+			w.provisionCloud(d)
+		case provision.AddNodes:
+			w.addCloudNodes(d)
+		case provision.RemoveNodes:
+			w.startDrains(d.Drain)
+			if len(d.Remove) > 0 {
+				w.removeCloudNodes(d.Remove, d.Reason)
+			}
+		case provision.RemoveCluster:
+			w.removeCloud(d.Reason)
 		}
-	case provision.RemoveCluster:
-		w.removeCloud(d.Reason)
 	}
+	w.eng.After(pass.RequeueAfter, w.provisioner)
 }
 
 // startDrains cordons the nodes a decision drains.
@@ -93,29 +97,38 @@ func (w *world) startDrains(names []string) {
 	}
 }
 
-// continueDrains takes every drain a step with provision.NextDrainStep, as
-// the controller does: the node's pods are evicted and terminate for
-// podTermination, then their member Deployment creates them again
-// elsewhere; the empty node is removed. Nothing refuses an eviction here,
-// so no drain is given back in practice.
-func (w *world) continueDrains() {
+// drainStates is where every drain stands, as the controller reads it
+// from the nodes: the pods left, and those not terminating yet.
+func (w *world) drainStates() map[string]provision.DrainState {
 	c := w.cloud
-	if c == nil || c.member == nil {
-		return
+	if c == nil || c.member == nil || c.member.down {
+		return nil
 	}
-	var removed []string
-	for _, name := range slices.Sorted(maps.Keys(c.drains)) {
-		d, n := c.drains[name], c.member.Node(name)
+	out := map[string]provision.DrainState{}
+	for name, d := range c.drains {
+		n := c.member.Node(name)
 		if n == nil {
-			delete(c.drains, name)
 			continue
 		}
-		pods := n.Pods()
-		evictable := len(pods)
-		if d.evicting {
-			evictable = 0
+		s := provision.DrainState{Started: d.started, Pods: n.PodCount()}
+		if !d.evicting {
+			s.Evictable = s.Pods
 		}
-		switch provision.NextDrainStep(provision.DrainState{Started: d.started, Pods: len(pods), Evictable: evictable}, w.now(), provision.DrainTimeout) {
+		out[name] = s
+	}
+	return out
+}
+
+// stepDrains carries out the drains' steps: a node's pods are evicted and
+// terminate for podTermination, then their member Deployment creates them
+// again elsewhere; a node given back is uncordoned; the nodes drained
+// empty are removed (drained). Nothing refuses an eviction here, so no
+// drain is given back in practice.
+func (w *world) stepDrains(steps map[string]provision.DrainStep, drained provision.Decision) {
+	c := w.cloud
+	for _, name := range slices.Sorted(maps.Keys(steps)) {
+		d, n := c.drains[name], c.member.Node(name)
+		switch steps[name] {
 		case provision.DrainEvict:
 			d.evicting = true
 			w.eng.After(podTermination, func() {
@@ -129,17 +142,14 @@ func (w *world) continueDrains() {
 				d.evicting = false
 				w.capacityChanged()
 			})
-		case provision.DrainRemove:
-			delete(c.drains, name)
-			removed = append(removed, name)
 		case provision.DrainAbandon:
 			delete(c.drains, name)
 			n.Unschedulable = false
 			w.version++
 		}
 	}
-	if len(removed) > 0 {
-		w.removeCloudNodes(removed, "drained: its pods run on the other cloud nodes")
+	if drained.Action == provision.RemoveNodes {
+		w.removeCloudNodes(drained.Remove, drained.Reason)
 	}
 }
 
@@ -163,9 +173,12 @@ func (w *world) provisionInput() provision.Input {
 	if c == nil {
 		return in
 	}
-	in.Cloud = &provision.Cloud{Phase: provision.Provisioning}
 	m := c.member
-	if m == nil {
+	in.Cloud = &provision.Cloud{Phase: provision.PhaseOf(m != nil, m != nil && !m.down)}
+	switch in.Cloud.Phase {
+	case provision.Unreachable:
+		return in
+	case provision.Provisioning:
 		// Every node asked for is coming, as the controller lists the
 		// workers asked of the backend's pools.
 		for _, n := range slices.Concat(c.initial, c.coming) {
@@ -173,7 +186,6 @@ func (w *world) provisionInput() provision.Input {
 		}
 		return in
 	}
-	in.Cloud.Phase = provision.Ready
 	for _, p := range m.Pending() {
 		in.CloudPending = append(in.CloudPending, p.Requests)
 	}

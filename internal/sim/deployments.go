@@ -60,7 +60,7 @@ func (w *world) reconcileDeployment(wl *mcWorkload) {
 	if w.pol.Rescheduler {
 		in.PullBack = &decide.PullBack{Interval: w.sc.Controllers.ReschedulerPeriod, Last: wl.lastPullBack}
 		if c := w.cloud; c != nil {
-			in.PullBack.LeaveCloud = decide.SettledClouds([]decide.CloudTrend{{Cluster: w.sc.Cloud.Name, Ready: c.member != nil, Trend: w.trend}})
+			in.PullBack.LeaveCloud = decide.SettledClouds([]decide.CloudTrend{{Cluster: w.sc.Cloud.Name, Ready: c.member != nil && !c.member.down, Trend: w.trend}})
 		}
 	}
 	start := time.Now()

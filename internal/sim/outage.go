@@ -14,7 +14,7 @@ import (
 func (w *world) cutOff(o scenario.Outage) {
 	m := w.byName[o.Cluster]
 	if m == nil || m.down {
-		return
+		return // a cloud cluster that has not joined is not cut off
 	}
 	m.down, m.downSince = true, w.eng.Now()
 	m.info.Ready = false

@@ -46,7 +46,10 @@ func (w *world) capacityChanged() { w.retryLater(false) }
 // membersChanged is called when a member came or went; shortly after, the
 // placement controllers look again at every Deployment, as a member's first
 // word or a change of its readiness re-queues every MultiClusterDeployment.
-func (w *world) membersChanged() { w.retryLater(true) }
+func (w *world) membersChanged() {
+	w.membersChangedAt = w.now()
+	w.retryLater(true)
+}
 
 func (w *world) retryLater(all bool) {
 	if w.pol.Placement == scenario.PlacementPropagate {

@@ -95,7 +95,8 @@ func (w *world) run(tasks []workload.Task, report func(time.Duration)) (*PolicyR
 	w.eng.Every(0, sc.SampleInterval, func() bool { w.rec.sample(); return true })
 	w.eng.Every(sc.Controllers.AutoscalerPeriod, sc.Controllers.AutoscalerPeriod, func() bool { w.autoscale(); return true })
 	if w.prov != nil {
-		w.eng.Every(sc.Controllers.ProvisionerPeriod, sc.Controllers.ProvisionerPeriod, func() bool { w.provisioner(); return true })
+		// Each pass says when the next one is due (provision.Pass).
+		w.eng.At(sc.Controllers.ProvisionerPeriod, w.provisioner)
 	}
 	step := max(sc.Duration/100, time.Second)
 	for t := time.Duration(0); t < sc.Duration; t += step {

@@ -64,6 +64,10 @@ type world struct {
 	// retrying says a pass of the waiting workloads is due, retryAll that
 	// it is of every Deployment.
 	retrying, retryAll bool
+	// membersChangedAt is when a member last came, went or changed
+	// readiness, which the provisioner's pass waits provision.SettleTime
+	// after.
+	membersChangedAt time.Time
 
 	// assumptions and timing are the deployment controller's, as in
 	// package decide.

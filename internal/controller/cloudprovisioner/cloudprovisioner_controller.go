@@ -110,7 +110,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			fmt.Sprintf("backend %s is not enabled in this controller (enabled: %v)", cp.Spec.Backend, r.enabled()))
 		return ctrl.Result{RequeueAfter: r.Period}, nil
 	}
-	if err := r.step(ctx, cp, backend); errors.Is(err, errInvalidSpec) {
+	after, err := r.step(ctx, cp, backend)
+	if errors.Is(err, errInvalidSpec) {
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonInvalidSpec, err.Error())
 		r.Recorder.Eventf(cp, nil, "Warning", multiclusterv1alpha1.CloudReasonInvalidSpec, "Validate", "%s", err.Error())
 		return ctrl.Result{}, nil
@@ -118,10 +119,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		setReady(cp, metav1.ConditionFalse, multiclusterv1alpha1.CloudReasonBackendError, err.Error())
 		return ctrl.Result{}, fmt.Errorf("failed to reconcile the cloud cluster of CloudProvisioner %s: %w", req, err)
 	}
-	if cp.Status.Phase == multiclusterv1alpha1.PhaseDeprovisioning || cp.Status.Phase == multiclusterv1alpha1.PhaseProvisioning {
-		return ctrl.Result{RequeueAfter: min(r.Period, 2*time.Second)}, nil
+	if cp.Status.Phase == multiclusterv1alpha1.PhaseDeprovisioning {
+		// The backend removes the cluster: look again soon.
+		after = min(r.Period, provision.Recheck)
 	}
-	return ctrl.Result{RequeueAfter: r.Period}, nil
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
 func (r *Reconciler) enabled() []multiclusterv1alpha1.ProvisionerBackend {
@@ -135,19 +137,19 @@ func (r *Reconciler) enabled() []multiclusterv1alpha1.ProvisionerBackend {
 
 // step observes the cloud cluster, finishes a removal in progress or joins
 // a ready cluster, then decides and acts.
-func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend) error {
+func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend) (time.Duration, error) {
 	spec, flavors, err := r.cloudSpec(ctx, cp)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	st, err := backend.Status(ctx, spec)
 	if err != nil {
-		return fmt.Errorf("failed to read the status of cloud cluster %q: %w", spec.Name, err)
+		return 0, fmt.Errorf("failed to read the status of cloud cluster %q: %w", spec.Name, err)
 	}
 	cp.Status.Nodes, cp.Status.ReadyNodes = st.Workers, st.ReadyWorkers
 	retire(&spec, st, cp.Status.Pools)
 	if cp.Status.Phase == multiclusterv1alpha1.PhaseDeprovisioning {
-		return r.deprovision(ctx, cp, backend, spec, st)
+		return provision.Recheck, r.deprovision(ctx, cp, backend, spec, st)
 	}
 	if !st.Exists {
 		if cp.Status.Phase != multiclusterv1alpha1.PhaseIdle && cp.Status.Phase != "" {
@@ -168,44 +170,47 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 		// converges without writing to the backend every period.
 		if !st.Ready || !reported(spec, st) {
 			if err := backend.Ensure(ctx, spec); err != nil {
-				return fmt.Errorf("failed to ensure cloud cluster %q: %w", spec.Name, err)
+				return 0, fmt.Errorf("failed to ensure cloud cluster %q: %w", spec.Name, err)
 			}
 		}
 		if st.Ready {
 			if err := r.join(ctx, cp, st.Kubeconfig); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		r.setPhase(cp, st)
 	}
 	cr, err := r.readCloud(ctx, cp)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if st.Exists {
 		forgetRemoved(&spec, cr)
 		recordPools(cp, spec, st)
 	}
-	obs, err := r.observe(ctx, cp, st, spec, flavors, cr)
+	in, err := r.observe(ctx, cp, st, spec, flavors, cr)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := r.continueDrains(ctx, cp, backend, &spec, st, obs, cr); err != nil {
-		return err
-	}
-	if !r.settled() {
-		// Workloads have not been placed again since a member came or
-		// went: their unplaced counts may be stale.
-		return nil
+	drains, err := r.drains(ctx, &spec, cr)
+	if err != nil {
+		return 0, err
 	}
 	p := r.provisioner(cp, flavors)
-	d := p.Decide(obs)
+	pass := p.Pass(provision.PassInput{Input: in, Drains: drains, MembersChanged: r.membersChanged()})
+	obs, d := pass.Observation, pass.Decision
+	if err := r.continueDrains(ctx, cp, backend, &spec, st, obs, cr, pass.DrainSteps, pass.Drained); err != nil {
+		return 0, err
+	}
+	if !pass.Decided {
+		return pass.RequeueAfter, nil
+	}
 	cp.Status.DemandTrend = multiclusterv1alpha1.DemandTrend(d.Trend)
 	cp.Status.EmptySince = nil
 	if t := p.IdleSince(); !t.IsZero() && obs.Cloud != nil {
 		cp.Status.EmptySince = &metav1.Time{Time: t}
 	}
-	return r.act(ctx, cp, backend, spec, st, obs, d, cr)
+	return pass.RequeueAfter, r.act(ctx, cp, backend, spec, st, obs, d, cr)
 }
 
 // adopt gives the pools of a cluster that exists without a recorded
@@ -257,21 +262,17 @@ func reported(spec cloud.Spec, st cloud.Status) bool {
 	return true
 }
 
-// settleTime is how long after a member came, went or changed readiness
-// the provisioner waits before deciding, so that the workloads are placed
-// again with the new membership first.
-const settleTime = 5 * time.Second
-
-// settled reports whether the members' readiness has not changed for
-// settleTime.
-func (r *Reconciler) settled() bool {
+// membersChanged is when the members' readiness was last seen to change
+// (or the controller started), which the pass waits provision.SettleTime
+// after.
+func (r *Reconciler) membersChanged() time.Time {
 	now := r.Inventory.Readiness()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !maps.Equal(now, r.readiness) {
 		r.readiness, r.changed = now, r.Clock.Now()
 	}
-	return r.Clock.Since(r.changed) >= settleTime
+	return r.changed
 }
 
 // setPhase is Ready once the joined Cluster is Ready, else Provisioning.

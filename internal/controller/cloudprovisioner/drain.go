@@ -3,6 +3,7 @@ package cloudprovisioner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -45,54 +46,63 @@ func (r *Reconciler) startDrains(ctx context.Context, cp *multiclusterv1alpha1.C
 	return nil
 }
 
-// continueDrains takes every node being drained one step
-// (provision.NextDrainStep): evicts the pods left, removes a node that is
-// empty, or gives back a node whose pods could not be evicted within
-// provision.DrainTimeout.
-func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec *cloud.Spec, st cloud.Status, obs provision.Observation, cr *cloudRead) error {
+// drains reads where every drain of the provisioner stands, from the
+// nodes: each cordoned node with AnnotationDrainStarted that the backend
+// is not asked to remove yet (a drained node asked to go keeps its record
+// until it is gone; it is not drained or removed again), with its pods
+// left and those not terminating yet. A drain whose start cannot be read
+// starts its time again.
+func (r *Reconciler) drains(ctx context.Context, spec *cloud.Spec, cr *cloudRead) (map[string]provision.DrainState, error) {
 	if cr == nil {
-		return nil // nothing joined, nothing to drain
+		return nil, nil // nothing joined, nothing to drain
 	}
-	var removed []string
+	out := map[string]provision.DrainState{}
 	for i := range cr.nodes {
 		n := &cr.nodes[i]
 		if !draining(n) || asked(spec, n.Name) {
-			// A drained node asked to go keeps its record until it is
-			// gone; it is not drained or removed again.
 			continue
 		}
 		started, err := time.Parse(time.RFC3339, n.Annotations[multiclusterv1alpha1.AnnotationDrainStarted])
 		if err != nil {
-			// Unreadable: the drain starts its time again.
 			started = r.now()
 			if err := cordon(ctx, cr.client, n.Name, &started); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		left, evictable := podsToDrain(cr.pods, n.Name)
-		switch provision.NextDrainStep(provision.DrainState{Started: started, Pods: len(left), Evictable: len(evictable)}, r.now(), provision.DrainTimeout) {
+		out[n.Name] = provision.DrainState{Started: started, Pods: len(left), Evictable: len(evictable)}
+	}
+	return out, nil
+}
+
+// continueDrains carries out the drains' steps (provision.StepDrains, in
+// the pass): evicts the pods left, gives back a node whose pods could not
+// be evicted within provision.DrainTimeout, and removes the nodes drained
+// empty (drained).
+func (r *Reconciler) continueDrains(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec *cloud.Spec, st cloud.Status, obs provision.Observation, cr *cloudRead, steps map[string]provision.DrainStep, drained provision.Decision) error {
+	for _, name := range slices.Sorted(maps.Keys(steps)) {
+		switch steps[name] {
 		case provision.DrainEvict:
+			_, evictable := podsToDrain(cr.pods, name)
 			if err := evict(ctx, cr.client, evictable); err != nil {
 				return err
 			}
-		case provision.DrainRemove:
-			// The node keeps its drain record: the removal is recorded in
-			// status.pools' removing before the backend is asked, which is
-			// what keeps a node from being taken off its pool twice, or
-			// left cordoned and empty by a restart in between.
-			removed = append(removed, n.Name)
 		case provision.DrainAbandon:
-			if err := cordon(ctx, cr.client, n.Name, nil); err != nil {
+			if err := cordon(ctx, cr.client, name, nil); err != nil {
 				return err
 			}
-			r.Recorder.Eventf(cp, nil, "Warning", "DrainAbandoned", "RemoveNodes", "node %q of cloud cluster %q kept: %d pods could not be evicted within %v without breaking a PodDisruptionBudget", n.Name, cp.Spec.CloudClusterName, len(left), provision.DrainTimeout)
+			left, _ := podsToDrain(cr.pods, name)
+			r.Recorder.Eventf(cp, nil, "Warning", "DrainAbandoned", "RemoveNodes", "node %q of cloud cluster %q kept: %d pods could not be evicted within %v without breaking a PodDisruptionBudget", name, cp.Spec.CloudClusterName, len(left), provision.DrainTimeout)
 		}
 	}
-	if len(removed) == 0 {
+	if drained.Action == provision.None {
 		return nil
 	}
-	d := provision.Decision{Action: provision.RemoveNodes, Remove: removed, Reason: "drained: its pods run on the other cloud nodes"}
-	return r.removeNodes(ctx, cp, backend, spec, st, obs, d)
+	// The nodes keep their drain record: the removal is recorded in
+	// status.pools' removing before the backend is asked, which is what
+	// keeps a node from being taken off its pool twice, or left cordoned
+	// and empty by a restart in between.
+	return r.removeNodes(ctx, cp, backend, spec, st, obs, drained)
 }
 
 // draining reports whether n is being drained for the provisioner.

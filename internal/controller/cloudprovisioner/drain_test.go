@@ -211,7 +211,7 @@ func TestCloudNodesAndDrains(t *testing.T) {
 	cp.Spec.CloudClusterName = "cloud"
 	r := &Reconciler{Clock: clocktesting.NewFakeClock(now.Add(time.Minute)), Recorder: events.NewFakeRecorder(10)}
 	spec := cloud.Spec{Name: "cloud", Pools: []cloud.Pool{{Name: "medium", Workers: 6}}}
-	if err := r.continueDrains(t.Context(), cp, nil, &spec, cloud.Status{}, provision.Observation{}, read(t, c)); err != nil {
+	if err := stepDrains(t, r, cp, nil, &spec, provision.Observation{}, read(t, c)); err != nil {
 		t.Fatal(err)
 	}
 	pod := &corev1.Pod{}
@@ -311,7 +311,7 @@ func TestDrainedNodeRemovalSurvivesARestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.continueDrains(t.Context(), stored, backend, &spec, cloud.Status{}, obs, read(t, c)); err != nil {
+		if err := stepDrains(t, r, stored, backend, &spec, obs, read(t, c)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -359,4 +359,16 @@ func poolsOf(specs []cloud.Spec) []cloud.Pool {
 		}
 	}
 	return out
+}
+
+// stepDrains takes the drains one step as a pass does: reads them from the
+// nodes, steps them with provision.StepDrains and carries the steps out.
+func stepDrains(t *testing.T, r *Reconciler, cp *multiclusterv1alpha1.CloudProvisioner, backend cloud.Backend, spec *cloud.Spec, obs provision.Observation, cr *cloudRead) error {
+	t.Helper()
+	drains, err := r.drains(t.Context(), spec, cr)
+	if err != nil {
+		return err
+	}
+	steps, drained := provision.StepDrains(drains, r.now())
+	return r.continueDrains(t.Context(), cp, backend, spec, cloud.Status{}, obs, cr, steps, drained)
 }

@@ -43,15 +43,16 @@ func (r *Reconciler) readCloud(ctx context.Context, cp *multiclusterv1alpha1.Clo
 	return &cloudRead{client: m.Client, nodes: nodes.Items, pods: pods.Items}, nil
 }
 
-// observe turns what was read into an Observation with provision.Observe,
-// as the simulator does: MultiClusterDeployments and MultiClusterJobs
-// alike, the member clusters, and the cloud cluster's nodes in their
-// conditions (Ready, cordoned, draining, when they registered).
-func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, st cloud.Status, spec cloud.Spec, flavors []provision.Flavor, cr *cloudRead) (provision.Observation, error) {
+// observe gathers what the provisioner's pass reads (provision.Input), as
+// the simulator does: MultiClusterDeployments and MultiClusterJobs alike,
+// the member clusters, and the cloud cluster's nodes in their conditions
+// (Ready, cordoned, draining, when they registered), in the phase
+// provision.PhaseOf gives it.
+func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.CloudProvisioner, st cloud.Status, spec cloud.Spec, flavors []provision.Flavor, cr *cloudRead) (provision.Input, error) {
 	in := provision.Input{Now: r.now()}
 	wls, err := r.workloads(ctx)
 	if err != nil {
-		return provision.Observation{}, err
+		return provision.Input{}, err
 	}
 	in.Workloads = wls
 	for _, c := range r.Inventory.Snapshot(nil).Clusters {
@@ -60,24 +61,24 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 		}
 	}
 	if !st.Exists {
-		return provision.Observe(in), nil
+		return in, nil
 	}
-	in.Cloud = &provision.Cloud{Phase: provision.Provisioning}
 	name := string(cp.Spec.CloudClusterName)
 	m, joined := r.Inventory.Member(name)
-	if cp.Status.Phase != multiclusterv1alpha1.PhaseReady || !joined || cr == nil {
-		if cp.Status.ProvisionedTime != nil {
-			// Ready once, and its member NotReady or unread now.
-			in.Cloud.Phase = provision.Unreachable
-			return provision.Observe(in), nil
-		}
+	// Ready once (status.provisionedTime), and its member NotReady or
+	// unread now, is Unreachable.
+	reachable := cp.Status.Phase == multiclusterv1alpha1.PhaseReady && joined && cr != nil
+	in.Cloud = &provision.Cloud{Phase: provision.PhaseOf(cp.Status.ProvisionedTime != nil, reachable)}
+	switch in.Cloud.Phase {
+	case provision.Unreachable:
+		return in, nil
+	case provision.Provisioning:
 		// Being created: every worker asked for is coming, so that the
 		// predictive mode grows the pools only beyond them, and a retired
 		// pool's count toward maxNodes.
 		in.Cloud.Nodes = append(coming(spec, flavors, nil), retiredWorkers(spec)...)
-		return provision.Observe(in), nil
+		return in, nil
 	}
-	in.Cloud.Phase = provision.Ready
 	in.Cloud.Workloads = m.Workloads()
 	registered := map[string]int32{}
 	for _, n := range nodeStates(cr) {
@@ -86,7 +87,7 @@ func (r *Reconciler) observe(ctx context.Context, cp *multiclusterv1alpha1.Cloud
 	}
 	in.Cloud.Nodes = append(in.Cloud.Nodes, coming(spec, flavors, registered)...)
 	in.CloudPending = unschedulablePods(cr.pods)
-	return provision.Observe(in), nil
+	return in, nil
 }
 
 // retiredWorkers are the workers asked of spec's retired pools, by

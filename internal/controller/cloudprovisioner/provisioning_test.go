@@ -62,10 +62,11 @@ func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 			t.Fatal(err)
 		}
 		retire(&spec, st, cp.Status.Pools)
-		obs, err := r.observe(t.Context(), cp, st, spec, flavors, nil)
+		in, err := r.observe(t.Context(), cp, st, spec, flavors, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		obs := provision.Observe(in)
 		var nodes []node
 		for _, n := range obs.Cloud.Nodes {
 			nodes = append(nodes, node{n.Name, n.Flavor})

@@ -133,7 +133,7 @@ func TestMalformed(t *testing.T) {
 		{
 			name: "outage of an unknown cluster, for no time",
 			old:  "policies:", new: "outages: [{cluster: c, at: 1m, for: 0s}]\npolicies:",
-			want: "bad.yaml:12:21: outages[0].cluster: \"c\" is not a member cluster of the scenario (clusters: a, b)\n" +
+			want: "bad.yaml:12:21: outages[0].cluster: \"c\" is not a cluster of the scenario (clusters and the cloud: a, b)\n" +
 				"bad.yaml:12:37: outages[0].for: 0s: must be positive",
 		},
 		{

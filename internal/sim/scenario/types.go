@@ -123,12 +123,15 @@ type Autoscaler struct {
 	CoolDown  time.Duration `json:"coolDown,omitempty"`
 }
 
-// Outage is one member cluster cut off from the control plane: from At,
-// for For, the member answers no read or write of the controllers while
-// its own nodes, pods and scheduler go on, as when its API server or the
+// Outage is one cluster cut off from the control plane: from At, for
+// For, the member answers no read or write of the controllers while its
+// own nodes, pods and scheduler go on, as when its API server or the
 // network to it is lost. The control plane sees it NotReady from At (the
 // heartbeat's detection delay is not modelled), holds its replicas, and
-// places them elsewhere once the failover grace has passed.
+// places them elsewhere once the failover grace has passed. The cloud
+// cluster may be cut off too, once it has joined: the provisioner then
+// finds it Unreachable and decides nothing until it is back; an outage
+// that starts before it joined cuts nothing off.
 type Outage struct {
 	Cluster string        `json:"cluster"`
 	At      time.Duration `json:"at"`

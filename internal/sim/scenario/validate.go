@@ -123,13 +123,13 @@ func (v *validator) outages(s *Scenario) {
 	for _, c := range s.Clusters {
 		members[c.Name] = true
 	}
+	if s.Cloud != nil {
+		members[s.Cloud.Name] = true
+	}
 	for i, o := range s.Outages {
 		p := fmt.Sprintf("outages[%d]", i)
-		switch {
-		case s.Cloud != nil && o.Cluster == s.Cloud.Name:
-			v.add(p+".cluster", "%q: the cloud cluster cannot be cut off in a scenario yet; name a member cluster (%s)", o.Cluster, strings.Join(sortedKeys(members), ", "))
-		case !members[o.Cluster]:
-			v.add(p+".cluster", "%q is not a member cluster of the scenario (clusters: %s)", o.Cluster, strings.Join(sortedKeys(members), ", "))
+		if !members[o.Cluster] {
+			v.add(p+".cluster", "%q is not a cluster of the scenario (clusters and the cloud: %s)", o.Cluster, strings.Join(sortedKeys(members), ", "))
 		}
 		if o.At < 0 || o.At >= s.Duration {
 			v.add(p+".at", "%v: must be within the run, from 0 to before its duration %v", o.At, s.Duration)
