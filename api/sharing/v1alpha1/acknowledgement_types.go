@@ -50,7 +50,7 @@ type AcknowledgementSpec struct {
 
 // AcknowledgementStatus is written by the provider.
 type AcknowledgementStatus struct {
-	// conditions.
+	// conditions of the object.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -86,6 +86,8 @@ type AcknowledgementStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Acknowledgement struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

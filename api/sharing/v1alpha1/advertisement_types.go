@@ -107,11 +107,13 @@ type AdvertisementSpec struct {
 	// +kubebuilder:default=Full
 	Type AdvertisementType `json:"type,omitempty"`
 
-	// region and zone of the provider.
+	// region of the provider.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Region string `json:"region,omitempty"`
+
+	// zone of the provider.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -169,7 +171,7 @@ type AdvertisementSpec struct {
 // AdvertisementStatus is written by the receiving cluster, for the
 // provider to read.
 type AdvertisementStatus struct {
-	// conditions: Accepted and Expired.
+	// conditions of the object: Accepted and Expired.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -196,6 +198,7 @@ type AdvertisementStatus struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
 	AcceptedShapes []string `json:"acceptedShapes,omitempty"`
 
 	// virtualNodes is how many virtual nodes the receiver made from it.
@@ -228,6 +231,8 @@ type AdvertisementStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Advertisement struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

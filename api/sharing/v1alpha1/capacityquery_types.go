@@ -65,6 +65,7 @@ type CapacityMatch struct {
 
 	// region of the provider.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	Region string `json:"region,omitempty"`
 
 	// advertisement the shape is in, "<namespace>/<name>" in the broker.
@@ -97,14 +98,15 @@ type CapacityMatch struct {
 
 // CapacityQueryStatus is written by the broker.
 type CapacityQueryStatus struct {
-	// conditions: Answered.
+	// conditions of the object: Answered.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// matches, cheapest first, then by provider and shape.
+	// matches are the shapes that can run the pod, cheapest first, then
+	// by provider and shape.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=100
@@ -137,6 +139,8 @@ type CapacityQueryStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CapacityQuery struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -122,7 +122,7 @@ type Price struct {
 // Money is an amount in a currency for a period, the price of an offer.
 // The agent checks that amount is not negative (sharing.Validate).
 type Money struct {
-	// amount, a decimal such as "1.25".
+	// amount is a decimal such as "1.25".
 	// +required
 	Amount resource.Quantity `json:"amount"`
 

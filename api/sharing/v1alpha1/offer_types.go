@@ -76,7 +76,7 @@ type OfferSpec struct {
 
 // OfferStatus is written by the consumer.
 type OfferStatus struct {
-	// conditions: Selected.
+	// conditions of the object: Selected.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -113,6 +113,8 @@ const (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Offer struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

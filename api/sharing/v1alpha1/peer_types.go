@@ -163,7 +163,7 @@ type PeerSpec struct {
 
 // PeerStatus is what the agent last observed of a peer.
 type PeerStatus struct {
-	// conditions: Ready says whether the peer answers.
+	// conditions of the object: Ready says whether the peer answers.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -206,6 +206,8 @@ type PeerStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Peer struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

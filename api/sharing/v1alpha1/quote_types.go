@@ -92,7 +92,7 @@ type QuoteSpec struct {
 
 // QuoteStatus is written by the provider the quote was sent to.
 type QuoteStatus struct {
-	// conditions: Answered.
+	// conditions of the object: Answered.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -130,6 +130,8 @@ type QuoteStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Quote struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -38,7 +38,7 @@ type ReleaseSpec struct {
 
 // ReleaseStatus is written by the provider.
 type ReleaseStatus struct {
-	// conditions: Released.
+	// conditions of the object: Released.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -63,6 +63,8 @@ type ReleaseStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Release struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -81,7 +81,7 @@ type ReservationSpec struct {
 
 // ReservationStatus is what the provider's agent observed of its hold.
 type ReservationStatus struct {
-	// conditions: Held says whether every slice still fits its node.
+	// conditions of the object: Held says whether every slice still fits its node.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -113,6 +113,8 @@ type ReservationStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Reservation struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
