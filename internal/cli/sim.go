@@ -38,7 +38,7 @@ With no flags it runs seed 001's experiment VI-B (KubeFed, mck8s and Meridian on
 1,126 Google-trace-like tasks over five clusters and a cloud).`,
 		Example: `  meridian sim
   meridian sim --scenario vi-d --out report/
-  meridian sim --scenario examples/scenarios/small.yaml --seed 7 --format json
+  meridian sim --scenario examples/scenarios/member-outage.yaml --format json
   meridian sim list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -161,7 +161,8 @@ func BenchmarkVIB(b *testing.B) {
 	}
 }
 
-// TestMemberOutage cuts the member that runs a service off the control
+// TestMemberOutage runs examples/scenarios/member-outage.yaml: it cuts the
+// member that runs a service off the control
 // plane: its replicas are held for the failover grace, then placed on the
 // other member, and once it returns, where the service runs is corrected so
 // that nothing runs twice. With a grace longer than the outage, the
@@ -178,12 +179,13 @@ func TestMemberOutage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "outage.yaml"))
+			dir := filepath.Join("..", "..", "examples", "scenarios")
+			data, err := os.ReadFile(filepath.Join(dir, "member-outage.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			data = bytes.Replace(data, []byte("failoverGrace: 1m"), []byte("failoverGrace: "+tc.grace), 1)
-			sc, err := scenario.Parse(data, "outage.yaml", os.DirFS("testdata"), ".")
+			sc, err := scenario.Parse(data, "member-outage.yaml", os.DirFS(dir), ".")
 			if err != nil {
 				t.Fatal(err)
 			}

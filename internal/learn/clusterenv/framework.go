@@ -14,9 +14,9 @@ import (
 )
 
 // slot is the policy under which the frameworks of this package serve
-// their one profile. The framework only serves the policies of package
-// placement, which has no Learned policy yet; a framework here has a
-// single profile, so the slot's name selects nothing else.
+// their one profile, whatever its score plugin: the policy the
+// environment's workloads carry (Workload). A framework here has a single
+// profile, so the slot's name selects nothing else.
 const slot = placement.PolicyWorstFit
 
 // The policies Run and the evaluation compare.
