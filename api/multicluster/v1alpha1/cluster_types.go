@@ -106,12 +106,14 @@ type Coordinates struct {
 	// +required
 	// +kubebuilder:validation:Pattern=`^-?[0-9]{1,2}(\.[0-9]{1,8})?$`
 	// +kubebuilder:validation:XValidation:rule="double(self) >= -90.0 && double(self) <= 90.0",message="latitude must be between -90 and 90"
+	// +kubebuilder:validation:MaxLength=16
 	Latitude string `json:"latitude"`
 
 	// longitude in decimal degrees, from -180 to 180, for example "-1.6778".
 	// +required
 	// +kubebuilder:validation:Pattern=`^-?[0-9]{1,3}(\.[0-9]{1,8})?$`
 	// +kubebuilder:validation:XValidation:rule="double(self) >= -180.0 && double(self) <= 180.0",message="longitude must be between -180 and 180"
+	// +kubebuilder:validation:MaxLength=16
 	Longitude string `json:"longitude"`
 }
 
@@ -121,6 +123,7 @@ type ClusterPrices struct {
 	// +optional
 	// +kubebuilder:default=EUR
 	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
+	// +kubebuilder:validation:MaxLength=3
 	Currency string `json:"currency,omitempty"`
 
 	// cpuHour is the price of one CPU core for one hour, for example "0.031".
@@ -147,7 +150,7 @@ type ClusterLatency struct {
 
 // ClusterStatus is what Meridian last observed of a member.
 type ClusterStatus struct {
-	// conditions: Ready says whether the member answers.
+	// conditions of the object: Ready says whether the member answers.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -164,6 +167,7 @@ type ClusterStatus struct {
 
 	// kubernetesVersion of the member's API server.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 
 	// nodeCount is the number of nodes in the member.
@@ -208,6 +212,8 @@ type ClusterStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Cluster struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

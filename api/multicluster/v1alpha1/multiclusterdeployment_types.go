@@ -39,7 +39,8 @@ type MultiClusterDeploymentSpec struct {
 
 // MultiClusterDeploymentStatus is the decision and what was observed of it.
 type MultiClusterDeploymentStatus struct {
-	// conditions: Placed, Propagated, Available, ReplicasPending.
+	// conditions of the object: Ready (the summary), Placed, Propagated,
+	// Available, ReplicasPending.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -68,11 +69,13 @@ type MultiClusterDeploymentStatus struct {
 
 	// selector is spec.selector in string form, for the scale subresource.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Selector string `json:"selector,omitempty"`
 
 	// summary lists the clusters and their replicas, for example
 	// "nantes=3,rennes=2".
 	// +optional
+	// +kubebuilder:validation:MaxLength=65536
 	Summary string `json:"summary,omitempty"`
 
 	// lastDecisionTime is when the placement last changed.
@@ -104,6 +107,8 @@ type MultiClusterDeploymentStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterDeployment struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -49,7 +49,7 @@ type MultiClusterHorizontalPodAutoscalerSpec struct {
 	// +kubebuilder:validation:Format=duration
 	ScaleDownCooldown *metav1.Duration `json:"scaleDownCooldown,omitempty"`
 
-	// tolerance is the relative distance from the target, in percent, under
+	// tolerancePercent is the relative distance from the target, in percent, under
 	// which the autoscaler does not act (Kubernetes' HPA uses 10).
 	// +optional
 	// +kubebuilder:default=10
@@ -57,7 +57,7 @@ type MultiClusterHorizontalPodAutoscalerSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	TolerancePercent *int32 `json:"tolerancePercent,omitempty"`
 
-	// optimizer, when set, scales by the price/performance optimizer's
+	// optimizer scales, when set, by the price/performance optimizer's
 	// advice (seed 004) once it is in production; before that the cpu
 	// Utilization target of spec.metrics scales (or, without one, the
 	// optimizer's bounded exploration). See docs/advisor.md.
@@ -227,6 +227,7 @@ type OptimizerStatus struct {
 	// knowledgeBase names the ConfigMap, in the autoscaler's namespace,
 	// that keeps the samples across restarts of the controller.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	KnowledgeBase string `json:"knowledgeBase,omitempty"`
 
 	// lastSampleTime is when the queries last all answered.
@@ -241,9 +242,11 @@ type OptimizerStatus struct {
 // OptimizerAdvice is one advice of the optimizer.
 type OptimizerAdvice struct {
 	// replicas advised.
+	// +required
 	Replicas int32 `json:"replicas"`
 
 	// valid is false when the optimizer gives no usable advice.
+	// +required
 	Valid bool `json:"valid"`
 
 	// reason says how the count was chosen.
@@ -253,20 +256,23 @@ type OptimizerAdvice struct {
 
 	// predictedTarget is the target predicted at replicas, in production.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	PredictedTarget string `json:"predictedTarget,omitempty"`
 
 	// costPerHour is the advice's cost when spec.optimizer.clusters price it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	CostPerHour string `json:"costPerHour,omitempty"`
 
 	// time of the advice.
+	// +required
 	Time metav1.Time `json:"time"`
 }
 
 // MultiClusterHorizontalPodAutoscalerStatus is what the autoscaler observed
 // and did last.
 type MultiClusterHorizontalPodAutoscalerStatus struct {
-	// conditions: AbleToScale, ScalingActive (False while metrics are
+	// conditions of the object: AbleToScale, ScalingActive (False while metrics are
 	// missing), ScalingLimited.
 	// +optional
 	// +listType=map
@@ -289,6 +295,7 @@ type MultiClusterHorizontalPodAutoscalerStatus struct {
 	// currentMetrics are the last observed values of spec.metrics.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
 	CurrentMetrics []autoscalingv2.MetricStatus `json:"currentMetrics,omitempty"`
 
 	// lastScaleTime is when the autoscaler last changed the replicas.
@@ -339,6 +346,8 @@ const (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterHorizontalPodAutoscaler struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

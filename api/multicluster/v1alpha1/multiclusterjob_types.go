@@ -62,12 +62,16 @@ type MultiClusterJobSpec struct {
 // pod draws the power of its CPU and memory requests ((vCPU x 2.12 W + GiB x
 // 0.392 W) x PUE 1.135).
 type JobEmissions struct {
-	// expectedGrams and baselineGrams are the carbon scheduler's forecast
-	// for the planned start and for starting at once in the best-scored
-	// cluster (jobs with spec.carbonShift).
+	// expectedGrams is the carbon scheduler's forecast for the planned
+	// start (jobs with spec.carbonShift).
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	ExpectedGrams string `json:"expectedGrams,omitempty"`
+
+	// baselineGrams is the carbon scheduler's forecast for starting at
+	// once in the best-scored cluster (jobs with spec.carbonShift).
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	BaselineGrams string `json:"baselineGrams,omitempty"`
 
 	// realisedGrams is what the job emitted: every member's parallel pods
@@ -75,10 +79,12 @@ type JobEmissions struct {
 	// measured intensity of the member's grid zone (an upper bound when
 	// pods finish before the job does).
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	RealisedGrams string `json:"realisedGrams,omitempty"`
 
 	// energyKWh is the energy counted for realisedGrams.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	EnergyKWh string `json:"energyKWh,omitempty"`
 
 	// basis says how the hours' intensities were obtained, per member.
@@ -110,7 +116,8 @@ type JobCarbonShift struct {
 
 // MultiClusterJobStatus is the decision and the progress of the Jobs.
 type MultiClusterJobStatus struct {
-	// conditions: Placed, Propagated, ReplicasPending, Complete, Failed.
+	// conditions of the object: Ready (the summary), Placed, Complete,
+	// Failed.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -165,6 +172,7 @@ type MultiClusterJobStatus struct {
 	// summary lists the clusters and their pods, for example
 	// "lille=4,nantes=1".
 	// +optional
+	// +kubebuilder:validation:MaxLength=65536
 	Summary string `json:"summary,omitempty"`
 
 	// clusters holds the decision for every cluster considered.
@@ -204,10 +212,13 @@ const (
 // +kubebuilder:printcolumn:name="Succeeded",type=integer,JSONPath=`.status.succeeded`
 // +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.status.summary`
 // +kubebuilder:printcolumn:name="Planned-Start",type=string,JSONPath=`.status.plannedStart`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Complete",type=string,JSONPath=`.status.conditions[?(@.type=="Complete")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterJob struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

@@ -55,6 +55,8 @@ type MultiClusterReschedulerStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterRescheduler struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

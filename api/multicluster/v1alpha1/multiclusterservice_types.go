@@ -40,7 +40,7 @@ type MultiClusterServiceSpec struct {
 
 // MultiClusterServiceStatus says where the Service exists.
 type MultiClusterServiceStatus struct {
-	// conditions: Ready when the member Services match the deployment's
+	// conditions of the object: Ready when the member Services match the deployment's
 	// clusters.
 	// +optional
 	// +listType=map
@@ -55,6 +55,7 @@ type MultiClusterServiceStatus struct {
 	// deployment is the name of the MultiClusterDeployment the selector
 	// matched.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Deployment string `json:"deployment,omitempty"`
 
 	// clusters the Service exists in.
@@ -76,6 +77,8 @@ type MultiClusterServiceStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MultiClusterService struct {
 	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 

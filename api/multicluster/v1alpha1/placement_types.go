@@ -131,6 +131,7 @@ type Residency struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^[A-Z]{2}(-[A-Z0-9]{1,3})?$`
+	// +kubebuilder:validation:items:MaxLength=6
 	Jurisdictions []string `json:"jurisdictions"`
 }
 
@@ -263,6 +264,11 @@ type PluginScore struct {
 // Workload condition types and reasons, shared by MultiClusterDeployment
 // and MultiClusterJob.
 const (
+	// ConditionReady summarises the others: True when the workload is
+	// placed, propagated and (a Deployment) available, or (a Job) placed
+	// and not failed; otherwise False with the reason and message of the
+	// first condition that is not as needed.
+	ConditionReady = "Ready"
 	// ConditionPlaced is True when every replica has a cluster.
 	ConditionPlaced = "Placed"
 	// ConditionPropagated is True when the member objects match the
@@ -277,6 +283,11 @@ const (
 	// TrafficAware workload succeeded; False keeps the last good reading.
 	ConditionTrafficRead = "TrafficRead"
 
+	// ReasonReady means every condition Ready summarises is as needed.
+	ReasonReady = "Ready"
+	// ReasonNotObserved means a condition Ready summarises is not
+	// reported yet.
+	ReasonNotObserved = "NotObserved"
 	// ReasonPlaced means every replica was placed.
 	ReasonPlaced = "Placed"
 	// ReasonInsufficientCapacity means some replicas fit no cluster.

@@ -196,6 +196,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	before := mcd.DeepCopy()
 	defer func() {
+		setReady(mcd)
 		// A settled workload's pass changes nothing: skip the write, which
 		// at thousands of workloads would be most of the API server's load.
 		if equality.Semantic.DeepEqual(before.Status, mcd.Status) {

@@ -151,6 +151,11 @@ func TestPlacesOnThePreferredClusterAndExplains(t *testing.T) {
 		if !isTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionPlaced) || !isTrue(d.Status.Conditions, multiclusterv1alpha1.ConditionAvailable) {
 			return fmt.Sprintf("conditions %+v", d.Status.Conditions)
 		}
+		// Ready summarises Placed, Propagated and Available.
+		if r := meta.FindStatusCondition(d.Status.Conditions, multiclusterv1alpha1.ConditionReady); r == nil || r.Status != metav1.ConditionTrue ||
+			r.Reason != multiclusterv1alpha1.ReasonReady || r.Message != "placed, propagated and available: cluster2=3" {
+			return fmt.Sprintf("Ready %+v, want True: placed, propagated and available: cluster2=3", r)
+		}
 		if d.Status.Summary != "cluster2=3" || d.Status.ReadyReplicas != 3 {
 			return fmt.Sprintf("summary %q ready %d", d.Status.Summary, d.Status.ReadyReplicas)
 		}

@@ -131,6 +131,20 @@ func set(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind string, ok bool,
 	conditions.Set(&mcd.Status.Conditions, mcd.Generation, kind, ok, reason, msg)
 }
 
+// setReady summarises the other conditions in Ready: a Deployment is ready
+// when it is placed, propagated and available.
+func setReady(mcd *multiclusterv1alpha1.MultiClusterDeployment) {
+	conditions.SetSummary(&mcd.Status.Conditions, mcd.Generation, conditions.Summary{
+		Type: multiclusterv1alpha1.ConditionReady, Reason: multiclusterv1alpha1.ReasonReady,
+		Message:       "placed, propagated and available: " + orNone(mcd.Status.Summary),
+		MissingReason: multiclusterv1alpha1.ReasonNotObserved,
+	},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPlaced, Status: metav1.ConditionTrue},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPropagated, Status: metav1.ConditionTrue},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue},
+	)
+}
+
 // clusterDecisions explains every member: the replicas it gets and why, or
 // why none.
 func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) []multiclusterv1alpha1.ClusterDecision {

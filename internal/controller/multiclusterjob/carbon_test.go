@@ -95,8 +95,13 @@ func TestCarbonShiftWaitsForAGreenerStart(t *testing.T) {
 		if e := got.Status.Emissions; e == nil || parse(e.ExpectedGrams) <= 0 || parse(e.ExpectedGrams)*10 > parse(e.BaselineGrams) {
 			return fmt.Sprintf("status.emissions %+v: want a positive expectation a tenth or less of the baseline", e)
 		}
-		return cmp.Diff([]any{want.UTC(), multiclusterv1alpha1.ReasonWaitingForGreenerStart, int32(0)},
-			[]any{got.Status.PlannedStart.UTC(), c.Reason, got.Status.UnplacedReplicas})
+		// Ready summarises: not ready, for the reason Placed gives.
+		ready := meta.FindStatusCondition(got.Status.Conditions, multiclusterv1alpha1.ConditionReady)
+		if ready == nil {
+			return "no Ready condition"
+		}
+		return cmp.Diff([]any{want.UTC(), multiclusterv1alpha1.ReasonWaitingForGreenerStart, int32(0), metav1.ConditionFalse, multiclusterv1alpha1.ReasonWaitingForGreenerStart},
+			[]any{got.Status.PlannedStart.UTC(), c.Reason, got.Status.UnplacedReplicas, ready.Status, ready.Reason})
 	})
 	// It keeps waiting: no member Job is written.
 	time.Sleep(2 * time.Second)

@@ -133,6 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	var accounted *jobAccounting
 	defer func() {
 		mcj.Status.ObservedGeneration = mcj.Generation
+		setReady(mcj)
 		patch := client.MergeFrom(before)
 		if accounted != nil {
 			// A pass that read a stale copy, without the figure a pass

@@ -80,6 +80,10 @@ func TestJobIsDividedRunsAndCompletes(t *testing.T) {
 		if got.Status.Summary != "cluster1=2,cluster2=2,cluster3=8" {
 			return fmt.Sprintf("summary %q", got.Status.Summary)
 		}
+		// A complete job stays Ready: placed, and no member Job failed.
+		if r := meta.FindStatusCondition(got.Status.Conditions, multiclusterv1alpha1.ConditionReady); r == nil || r.Status != metav1.ConditionTrue || r.Reason != multiclusterv1alpha1.ReasonReady {
+			return fmt.Sprintf("Ready %+v, want True with reason Ready", r)
+		}
 		return ""
 	})
 

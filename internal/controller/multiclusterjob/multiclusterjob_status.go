@@ -80,3 +80,16 @@ func summary(mcj *multiclusterv1alpha1.MultiClusterJob) string {
 func setCondition(mcj *multiclusterv1alpha1.MultiClusterJob, kind string, ok bool, reason, msg string) {
 	conditions.Set(&mcj.Status.Conditions, mcj.Generation, kind, ok, reason, msg)
 }
+
+// setReady summarises the other conditions in Ready: a Job is ready when
+// its pods are placed and no member Job failed; a complete Job stays ready.
+func setReady(mcj *multiclusterv1alpha1.MultiClusterJob) {
+	conditions.SetSummary(&mcj.Status.Conditions, mcj.Generation, conditions.Summary{
+		Type: multiclusterv1alpha1.ConditionReady, Reason: multiclusterv1alpha1.ReasonReady,
+		Message:       "placed, and no member Job failed: " + orNone(mcj.Status.Summary),
+		MissingReason: multiclusterv1alpha1.ReasonNotObserved,
+	},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPlaced, Status: metav1.ConditionTrue},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionFailed, Status: metav1.ConditionFalse, MayBeAbsent: true},
+	)
+}
