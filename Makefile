@@ -82,7 +82,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the web
 ##@ Test
 
 .PHONY: test
-test: k8s-bin scheduler-bin helm-bin prometheus chromium ## Build what is missing, then run every test (unit, envtest, end-to-end, the Helm chart, the dashboard in Chromium, the learned scheduler plugin's module) with a summary.
+test: lint k8s-bin scheduler-bin helm-bin prometheus chromium ## Lint (make lint), build what is missing, then run every test (unit, envtest, end-to-end, the Helm chart, the dashboard in Chromium, the learned scheduler plugin's module) with a summary.
 	@hack/test.sh ./...
 
 .PHONY: test-unit

@@ -209,8 +209,8 @@ func runAs(t *testing.T, bin string, c *testbed.Cluster, account string, args ..
 				}
 			case <-time.After(30 * time.Second):
 				_ = cmd.Process.Kill()
-				<-done
-				t.Errorf("meridian %s as %s did not stop within 30s of SIGTERM", args[0], account)
+				killed := <-done
+				t.Errorf("meridian %s as %s did not stop within 30s of SIGTERM (then killed: %v)", args[0], account, killed)
 			}
 		})
 	}

@@ -141,7 +141,7 @@ func (r *Refresher) readZone(ctx context.Context, zone string) ([]Point, error) 
 		return nil, fmt.Errorf("failed to read zone %q: forecast: %w; latest: %w", zone, ferr, lerr)
 	}
 	if lerr != nil {
-		return forecast, nil
+		return forecast, nil //nolint:nilerr // the forecast answered; the latest hour is an extra
 	}
 	// The latest hour first, so that a forecast of the same hour replaces it.
 	return append([]Point{latest}, forecast...), nil

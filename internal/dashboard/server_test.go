@@ -87,7 +87,7 @@ func TestWatchStreamsListsAndChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, next := watchStream(t, hs.URL+"/api/watch?resource=clusters&resource=cloudvms", "")
+	resp, next := watchStream(t, hs.URL+"/api/watch?resource=clusters&resource=cloudvms", "") //nolint:bodyclose // watchStream closes it when the test ends
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api/watch = %d", resp.StatusCode)
 	}
@@ -201,11 +201,11 @@ func TestDashboardReadsWithTheViewersToken(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 
-	resp, _ := watchStream(t, hs.URL+"/api/watch?resource=clusters", "")
+	resp, _ := watchStream(t, hs.URL+"/api/watch?resource=clusters", "") //nolint:bodyclose // watchStream closes it when the test ends
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: %d, want 401", resp.StatusCode)
 	}
-	resp, next := watchStream(t, hs.URL+"/api/watch?resource=clusters&resource=multiclusterdeployments", tr.Status.Token)
+	resp, next := watchStream(t, hs.URL+"/api/watch?resource=clusters&resource=multiclusterdeployments", tr.Status.Token) //nolint:bodyclose // watchStream closes it when the test ends
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("viewer's token: %d, want 200", resp.StatusCode)
 	}

@@ -168,7 +168,9 @@ func ReadinessChanged(obj client.Object) bool {
 // markDirty records a change of the member's capacity.
 func (inv *Inventory) markDirty(name string) {
 	inv.mu.Lock()
-	inv.dirty[name] = inv.dirty[name] // keeps a readiness change
+	if _, ok := inv.dirty[name]; !ok {
+		inv.dirty[name] = false // false keeps a readiness change already recorded
+	}
 	inv.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package optimizer
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -197,8 +198,8 @@ func TestValidate(t *testing.T) {
 			tc.change(&c)
 			got := ""
 			if err := c.Validate(); err != nil {
-				fe, ok := err.(*FieldError)
-				if !ok {
+				var fe *FieldError
+				if !errors.As(err, &fe) {
 					t.Fatalf("error %v is not a *FieldError", err)
 				}
 				got = fe.Field

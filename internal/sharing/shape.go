@@ -121,7 +121,7 @@ func compact(q resource.Quantity) string { return strings.ToLower(q.String()) }
 func sanitize(s string) string {
 	b := []byte(strings.ToLower(s))
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
 			b[i] = '-'
 		}
 	}

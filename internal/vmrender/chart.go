@@ -3,6 +3,7 @@ package vmrender
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -96,7 +97,7 @@ func decodeDocuments(manifest string) ([]*unstructured.Unstructured, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifest)))
 	for {
 		doc, err := reader.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return objs, nil
 		}
 		if err != nil {

@@ -47,7 +47,6 @@ func (c *current) Release(name string) bool           { return c.p.Load().planne
 func (c *current) Reservations() []carbon.Reservation { return c.p.Load().planner.Reservations() }
 func (c *current) Ready(ctx context.Context) error    { return c.p.Load().ledger.Wait(ctx) }
 func (c *current) ledger() *LedgerSync                { return c.p.Load().ledger }
-func (c *current) planner() *carbon.Planner           { return c.p.Load().planner }
 func (c *current) swap(r *replica)                    { c.p.Store(r) }
 
 // newReplica builds a Planner with capacity whose intensities are read

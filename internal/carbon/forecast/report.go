@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// The models a hold-out evaluation scores, in the order of its Scores: the
-// forecaster first, the baseline second.
-var heldOutModels = []string{RegressionModel, NaiveModel, ProfileModel, YearlyAverageModel}
-
 // A ZoneReport is the error of each model on one zone's held-out period.
 type ZoneReport struct {
 	// Zone is the grid zone.

@@ -221,7 +221,7 @@ func readSeries(fsys fs.FS, zone, file string) (*Series, error) {
 	s := &Series{Zone: zone}
 	for line := 2; ; line++ {
 		rec, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

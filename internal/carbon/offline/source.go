@@ -46,10 +46,10 @@ func Recorded(series *Series, t time.Time) time.Time {
 	switch {
 	case t.After(last):
 		n := (t.Sub(last) + replayPeriod - 1) / replayPeriod
-		t = t.Add(-time.Duration(n) * replayPeriod)
+		t = t.Add(-n * replayPeriod)
 	case t.Before(first):
 		n := (first.Sub(t) + replayPeriod - 1) / replayPeriod
-		t = t.Add(time.Duration(n) * replayPeriod)
+		t = t.Add(n * replayPeriod)
 		// Move to the latest such time inside the record.
 		for t.Add(replayPeriod).Before(last) || t.Add(replayPeriod).Equal(last) {
 			t = t.Add(replayPeriod)

@@ -475,5 +475,4 @@ func TestCloudVMRestart(t *testing.T) {
 			return ""
 		})
 	})
-
 }

@@ -38,7 +38,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /sample", s.handleSample)
 	mux.HandleFunc("GET /advice", s.handleAdvice)
 	mux.HandleFunc("GET /report", s.handleReport)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	return mux
 }
 
@@ -50,7 +50,8 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	w.Write(append(data, '\n'))
+	// A write error means the client went away; there is no one to tell.
+	_, _ = w.Write(append(data, '\n'))
 }
 
 func writeError(w http.ResponseWriter, code int, err error) {

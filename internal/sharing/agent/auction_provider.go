@@ -195,7 +195,7 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 		}
 		if _, err := l.Offer(spare, key.Consumer, key.Source.Name, h.Slices, now, now.Add(r.opts.ReservedHold)); err != nil {
 			reason = ReasonCapacityGone
-			return []sharing.HoldKey{key}, nil
+			return []sharing.HoldKey{key}, nil //nolint:nilerr // the refusal is the reason, recorded in status
 		}
 		held, err := l.Accept(key, now)
 		if err != nil {
@@ -250,7 +250,7 @@ func (r *releases) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	err = r.book.do(ctx, func(l *sharing.Ledger) ([]sharing.HoldKey, error) {
 		if _, err := l.Release(key); err != nil {
 			reason = sharingv1alpha1.ReleaseReasonNotFound
-			return nil, nil
+			return nil, nil //nolint:nilerr // nothing held is the reason, recorded in status
 		}
 		return []sharing.HoldKey{key}, nil
 	})
