@@ -30,9 +30,10 @@ type Spec struct {
 	Labels map[string]string
 }
 
-// DefaultPool names the one node pool of a CloudProvisioner that sets
-// nodeSize instead of flavors, so that a cluster created before node pools
-// keeps its objects (the Cluster API backend's <cluster>-md-0).
+// DefaultPool names the one node pool of a cloud cluster created before
+// node pools (from the CloudProvisioner's nodeSize, since dropped; the
+// Cluster API backend's <cluster>-md-0). No flavor has the name, so such a
+// pool is retired: drained and removed once the cluster is reconciled.
 const DefaultPool = "0"
 
 // Pool is one node pool of a cloud cluster: workers of one flavor.
@@ -59,12 +60,8 @@ type Pool struct {
 }
 
 // PoolPath is the CloudProvisioner field a pool comes from, which errors
-// name: nodeSize for the one pool of DefaultPool, else its entry of
-// flavors.
+// name: its entry of flavors.
 func PoolPath(p Pool) *field.Path {
-	if p.Name == DefaultPool {
-		return field.NewPath("spec", "nodeSize")
-	}
 	return field.NewPath("spec", "flavors").Key(p.Name)
 }
 

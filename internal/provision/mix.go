@@ -76,7 +76,7 @@ func cheapestMix(pods []placement.Resources, flavors []Flavor) (mix, []placement
 func cheapestFor(r placement.Resources, flavors []Flavor) int {
 	best := -1
 	for i, f := range flavors {
-		if r.Fits(f.Allocatable) && (best < 0 || cheaper(f, flavors[best])) {
+		if sized(r).Fits(f.Allocatable) && (best < 0 || cheaper(f, flavors[best])) {
 			best = i
 		}
 	}
@@ -92,7 +92,7 @@ func flavorMix(pods []placement.Resources, flavors []Flavor, i int) mix {
 			continue
 		}
 		f := i
-		if !p.Fits(flavors[i].Allocatable) {
+		if !sized(p).Fits(flavors[i].Allocatable) {
 			f = cheapestFor(p, flavors)
 		}
 		m.nodes = append(m.nodes, newNode{flavor: f, used: p})
@@ -111,7 +111,7 @@ func greedyMix(pods []placement.Resources, flavors []Flavor) mix {
 		var bestLeft []placement.Resources
 		var bestUsed placement.Resources
 		for i, f := range flavors {
-			if !rest[0].Fits(f.Allocatable) {
+			if !sized(rest[0]).Fits(f.Allocatable) {
 				continue
 			}
 			used, left := fill(rest, f.Allocatable)
@@ -133,7 +133,7 @@ func fill(pods []placement.Resources, size placement.Resources) (placement.Resou
 	var used placement.Resources
 	var left []placement.Resources
 	for _, p := range pods {
-		if p.Fits(size.Sub(used)) {
+		if sized(p).Fits(size.Sub(used)) {
 			used = used.Add(p)
 			continue
 		}
@@ -146,7 +146,7 @@ func fill(pods []placement.Resources, size placement.Resources) (placement.Resou
 func placeInto(m *mix, p placement.Resources, flavors []Flavor) bool {
 	for j := range m.nodes {
 		n := &m.nodes[j]
-		if p.Fits(flavors[n.flavor].Allocatable.Sub(n.used)) {
+		if sized(p).Fits(flavors[n.flavor].Allocatable.Sub(n.used)) {
 			n.used = n.used.Add(p)
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meridian-dev/meridian/internal/placement"
 )
@@ -123,5 +124,17 @@ func TestObserve(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, Observe(in)); diff != "" {
 		t.Errorf("Observe (-want +got):\n%s", diff)
+	}
+}
+
+// TestMixIgnoresExtendedResources checks that a replica asking for
+// ephemeral-storage or a GPU still gets a node: a flavor declares only CPU,
+// memory and pods, and the provisioner sizes against that alone.
+func TestMixIgnoresExtendedResources(t *testing.T) {
+	flavors := config(Reactive).Flavors
+	pod := placement.Resources{MilliCPU: 500, Memory: gi, Pods: 1, Scalar: map[corev1.ResourceName]int64{corev1.ResourceEphemeralStorage: gi}}
+	m, unfit := cheapestMix([]placement.Resources{pod}, flavors)
+	if len(unfit) != 0 || len(m.groups(flavors)) == 0 {
+		t.Errorf("cheapestMix(a pod with ephemeral-storage) = %v, unfit %v; want one node for it", m.groups(flavors), unfit)
 	}
 }

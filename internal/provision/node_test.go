@@ -161,7 +161,8 @@ func TestMinNodesPriced(t *testing.T) {
 }
 
 // TestGroups: new nodes in words, with the pool's name after the word pool
-// so that a pool named "0" (nodeSize's) does not read as a count.
+// so that a pool named "0" (a cloud cluster's made before node pools) does
+// not read as a count.
 func TestGroups(t *testing.T) {
 	tests := []struct {
 		name string
@@ -170,7 +171,7 @@ func TestGroups(t *testing.T) {
 	}{
 		{name: "none", want: "no nodes"},
 		{name: "one node", gs: []NodeGroup{{Flavor: "m1.large", Nodes: 1}}, want: "1 node in pool m1.large"},
-		{name: "the nodeSize pool", gs: []NodeGroup{{Flavor: "0", Nodes: 1}}, want: "1 node in pool 0"},
+		{name: "the pool made before node pools", gs: []NodeGroup{{Flavor: "0", Nodes: 1}}, want: "1 node in pool 0"},
 		{name: "two pools", gs: []NodeGroup{{Flavor: "m1.large", Nodes: 2}, {Flavor: "m1.xlarge", Nodes: 1}},
 			want: "2 nodes in pool m1.large and 1 node in pool m1.xlarge"},
 		{name: "three pools", gs: []NodeGroup{{Flavor: "a", Nodes: 1}, {Flavor: "b", Nodes: 2}, {Flavor: "c", Nodes: 3}},

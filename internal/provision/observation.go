@@ -173,7 +173,7 @@ const (
 // Groups puts new nodes in words, one group per node pool: "1 node in
 // pool m1.large", "2 nodes in pool m1.large and 1 node in pool m1.xlarge".
 // A pool is named after its flavor, which may be any name (the one pool of
-// a CloudProvisioner that sets nodeSize is "0"), so the name always comes
+// a cloud cluster made before node pools is "0"), so the name always comes
 // after the word pool and never reads as a count.
 func Groups(gs []NodeGroup) string {
 	s := ""

@@ -13,8 +13,8 @@ import (
 const SettleTime = 5 * time.Second
 
 // Recheck is the time between two passes while the cloud cluster is being
-// created or removed, so that its joining or its end is seen at once
-// rather than a period later.
+// created or removed, or is unreachable, so that its joining, its end or
+// its return is seen at once rather than a period later.
 const Recheck = 2 * time.Second
 
 // PhaseOf is the phase of a cloud cluster that exists: Ready while its
@@ -71,6 +71,11 @@ type Pass struct {
 // decides (Decide, whose history it updates).
 func (p *Provisioner) Pass(in PassInput) Pass {
 	out := Pass{Observation: Observe(in.Input)}
+	if c := in.Cloud; c != nil && c.Phase == Unreachable {
+		// Its nodes and pods cannot be read, nor its pods evicted: the
+		// drains wait for it, as everything else does.
+		in.Drains = nil
+	}
 	out.DrainSteps, out.Drained = StepDrains(in.Drains, in.Now)
 	if wait := in.MembersChanged.Add(SettleTime).Sub(in.Now); !in.MembersChanged.IsZero() && wait > 0 {
 		out.Decision = Decision{Action: None, Reason: "the members changed: waiting for the workloads to be placed again"}
@@ -87,13 +92,14 @@ func (p *Provisioner) Pass(in PassInput) Pass {
 }
 
 // changing reports whether the cloud cluster is being created or removed
-// after d.
+// after d, or is unreachable: its joining, its end or its return is then
+// seen within Recheck.
 func changing(o Observation, d Decision) bool {
 	switch d.Action {
 	case ProvisionCluster, RemoveCluster:
 		return true
 	}
-	return o.Cloud != nil && o.Cloud.Phase == Provisioning
+	return o.Cloud != nil && (o.Cloud.Phase == Provisioning || o.Cloud.Phase == Unreachable)
 }
 
 // StepDrains is every drain's next step (NextDrainStep) at now, by node,

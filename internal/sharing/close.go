@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -122,6 +123,21 @@ func CloseAuction(q *sharingv1alpha1.Quote, bids []Bid, now time.Time) Close {
 		}
 		c.Verdicts = append(c.Verdicts, Verdict{Offer: b.Offer, Reason: rj.Reason, Message: rj.Message})
 	}
+	// The winner's verdict comes first, and the closers record verdicts in
+	// this order: a closer stopped after recording some of them has
+	// recorded the winner, which a restarted one then confirms
+	// (recordedClose), rather than a loser only, which would make it
+	// decline the unrecorded winner as late.
+	slices.SortStableFunc(c.Verdicts, func(a, b Verdict) int {
+		switch {
+		case a.Selected == b.Selected:
+			return 0
+		case a.Selected:
+			return -1
+		default:
+			return 1
+		}
+	})
 	return c
 }
 

@@ -40,9 +40,9 @@ func TestCloseAuction(t *testing.T) {
 		now  time.Time
 		want []string
 	}{
-		{"fresh: the cheapest wins, the others are outbid",
+		{"fresh: the cheapest wins, the others are outbid; the winner's verdict comes first, to be recorded first",
 			[]sharing.Bid{bid("from-a", "provider-a", "1", time.Minute), bid("from-b", "provider-b", "0.6", time.Minute)}, t0.Add(11 * time.Second),
-			[]string{"winner from-b 0.6000 EUR fresh", "from-a False Outbid", "from-b True CheapestFit"}},
+			[]string{"winner from-b 0.6000 EUR fresh", "from-b True CheapestFit", "from-a False Outbid"}},
 		{"fresh: nothing fits",
 			[]sharing.Bid{bid("from-a", "provider-a", "1", 5*time.Second)}, t0.Add(11 * time.Second),
 			[]string{"no winner fresh", "from-a False Expired"}},

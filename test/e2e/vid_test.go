@@ -323,7 +323,7 @@ func vidProvisioner() *multiclusterv1alpha1.CloudProvisioner {
 	cp.Spec = multiclusterv1alpha1.CloudProvisionerSpec{
 		CloudClusterName: "cloud", Provider: "Testbed", Backend: multiclusterv1alpha1.BackendTestbed, Region: "nancy",
 		Mode:     multiclusterv1alpha1.ModeReactive,
-		NodeSize: &multiclusterv1alpha1.NodeSize{Flavor: "m1.medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")},
+		Flavors:  []multiclusterv1alpha1.CloudFlavor{{Name: "medium", InstanceType: "m1.medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")}},
 		MinNodes: 1, MaxNodes: 4,
 		ScaleDownDelay:   &metav1.Duration{Duration: 10 * time.Second},
 		DeprovisionDelay: &metav1.Duration{Duration: 15 * time.Second},

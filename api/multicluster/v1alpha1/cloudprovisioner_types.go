@@ -75,7 +75,6 @@ type CloudProvider string
 // +kubebuilder:validation:XValidation:rule="self.minNodes <= self.maxNodes",message="minNodes must be less than or equal to maxNodes",fieldPath=".minNodes"
 // +kubebuilder:validation:XValidation:rule="(self.backend == 'Testbed') == (self.provider == 'Testbed')",message="provider Testbed goes with backend Testbed, and only with it",fieldPath=".provider"
 // +kubebuilder:validation:XValidation:rule="self.backend == 'Testbed' || has(self.credentialsSecretRef)",message="credentialsSecretRef is required for a real cloud",fieldPath=".credentialsSecretRef"
-// +kubebuilder:validation:XValidation:rule="has(self.nodeSize) != has(self.flavors)",message="set either nodeSize (one flavor) or flavors (one node pool per flavor), not both and not neither",fieldPath=".flavors"
 type CloudProvisionerSpec struct {
 	// cloudClusterName is the name of the Cluster created in the cloud.
 	// +required
@@ -107,6 +106,7 @@ type CloudProvisionerSpec struct {
 	// (OpenStack).
 	// +optional
 	// +kubebuilder:validation:Format=ipv4
+	// +kubebuilder:validation:MaxLength=15
 	FloatingIP string `json:"floatingIP,omitempty"`
 
 	// mode says whether to provision only for replicas that fit nowhere now
@@ -115,23 +115,17 @@ type CloudProvisionerSpec struct {
 	// +kubebuilder:default=Reactive
 	Mode ProvisioningMode `json:"mode,omitempty"`
 
-	// nodeSize is the size of each worker node when the cloud cluster has
-	// one node pool. It is kept for CloudProvisioners written before
-	// flavors; new ones set flavors.
-	// +optional
-	NodeSize *NodeSize `json:"nodeSize,omitempty"`
-
 	// flavors are the machine sizes the cloud cluster may have, one node
 	// pool each (one MachineDeployment with Cluster API, one kwok node
 	// group on the testbed). For the replicas that fit nowhere the
 	// provisioner chooses the cheapest mix of flavors they pack into, and
 	// never a flavor too small for a replica.
-	// +optional
+	// +required
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
-	Flavors []CloudFlavor `json:"flavors,omitempty"`
+	Flavors []CloudFlavor `json:"flavors"`
 
 	// minNodes is the fewest worker nodes while the cluster exists.
 	// +optional
@@ -208,22 +202,6 @@ type CloudFlavor struct {
 // Machine to its Node; the testbed backend sets it on the nodes it creates.
 const LabelNodePool = "meridian.node.cluster.x-k8s.io/pool"
 
-// NodeSize is the size of a cloud worker node.
-type NodeSize struct {
-	// flavor is the provider's instance type, for example "m1.large".
-	// +optional
-	// +kubebuilder:validation:MaxLength=128
-	Flavor string `json:"flavor,omitempty"`
-
-	// cpu cores of one node.
-	// +required
-	CPU resource.Quantity `json:"cpu"`
-
-	// memory of one node.
-	// +required
-	Memory resource.Quantity `json:"memory"`
-}
-
 // CloudProvisionerPhase is where the cloud cluster is in its life.
 // +kubebuilder:validation:Enum=Idle;Provisioning;Ready;Deprovisioning
 type CloudProvisionerPhase string
@@ -251,7 +229,8 @@ const (
 
 // CloudProvisionerStatus is the cloud cluster's life so far.
 type CloudProvisionerStatus struct {
-	// conditions: Ready when the cloud cluster is joined.
+	// conditions are the provisioner's: Ready when the cloud cluster is
+	// joined, Active when this is the CloudProvisioner that acts.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -342,6 +321,7 @@ type NodePoolStatus struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=253
 	Removing []string `json:"removing,omitempty"`
 }
 
@@ -350,8 +330,7 @@ type NodePoolStatus struct {
 type ProvisionerDecision struct {
 	// action taken: ProvisionCluster, AddNodes, RemoveNodes or RemoveCluster.
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	Action string `json:"action"`
+	Action ProvisionerAction `json:"action"`
 
 	// nodes added or removed.
 	// +optional
@@ -366,6 +345,18 @@ type ProvisionerDecision struct {
 	// +required
 	Time metav1.Time `json:"time"`
 }
+
+// ProvisionerAction is what the provisioner decided to do.
+// +kubebuilder:validation:Enum=ProvisionCluster;AddNodes;RemoveNodes;RemoveCluster
+type ProvisionerAction string
+
+// The provisioner's actions; a pass that changes nothing records none.
+const (
+	ActionProvisionCluster ProvisionerAction = "ProvisionCluster"
+	ActionAddNodes         ProvisionerAction = "AddNodes"
+	ActionRemoveNodes      ProvisionerAction = "RemoveNodes"
+	ActionRemoveCluster    ProvisionerAction = "RemoveCluster"
+)
 
 // CloudProvisioner creates, scales and removes a cloud cluster when the
 // member clusters cannot hold the workloads.
@@ -382,6 +373,7 @@ type ProvisionerDecision struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CloudProvisioner struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
@@ -399,6 +391,7 @@ type CloudProvisioner struct {
 // +kubebuilder:object:root=true
 type CloudProvisionerList struct {
 	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
 	// +optional
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []CloudProvisioner `json:"items"`

@@ -52,8 +52,8 @@ func (s *suite) testInvalid(t *testing.T) {
 		want:   []string{`the clouds.yaml of Secret ` + ns + `/other-cloud has no cloud "openstack" (clouds: [other])`},
 	}, {
 		name:   "no flavor",
-		change: func(s *cloud.Spec) { s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, Workers: 1}} },
-		want:   []string{"spec.nodeSize.flavor: Required value"},
+		change: func(s *cloud.Spec) { s.Pools = []cloud.Pool{{Name: "medium", Workers: 1}} },
+		want:   []string{"spec.flavors[medium].instanceType: Required value"},
 	}, {
 		name:   "name too long for a MachineDeployment label",
 		change: func(s *cloud.Spec) { s.Name = strings.Repeat("a", 59) },

@@ -119,11 +119,7 @@ func (o *openStack) validate(ctx context.Context, c client.Reader, spec cloud.Sp
 		if p.Flavor != "" || p.Retired {
 			continue
 		}
-		path := pathFlavor
-		if p.Name != cloud.DefaultPool {
-			path = cloud.PoolPath(p).Child("instanceType")
-		}
-		errs = append(errs, field.Required(path, "OpenStack needs the Nova flavor of the worker nodes"))
+		errs = append(errs, field.Required(cloud.PoolPath(p).Child("instanceType"), "OpenStack needs the Nova flavor of the worker nodes"))
 	}
 	if spec.CredentialsSecret == "" {
 		errs = append(errs, field.Required(pathCredentials, "OpenStack needs a Secret with a "+CloudsYAMLKey+" key"))

@@ -59,7 +59,6 @@ var (
 	pathName        = field.NewPath("spec", "cloudClusterName")
 	pathNamespace   = field.NewPath("metadata", "namespace")
 	pathProvider    = field.NewPath("spec", "provider")
-	pathFlavor      = field.NewPath("spec", "nodeSize", "flavor")
 	pathFlavors     = field.NewPath("spec", "flavors")
 	pathCredentials = field.NewPath("spec", "credentialsSecretRef")
 	pathWorkers     = field.NewPath("status", "desiredNodes")

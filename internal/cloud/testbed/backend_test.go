@@ -206,8 +206,8 @@ func TestBackend(t *testing.T) {
 			{name: "bad name", change: func(s *cloud.Spec) { s.Name = "Burst_1" }, want: "spec.cloudClusterName: Invalid value"},
 			{name: "management", change: func(s *cloud.Spec) { s.Name = localtestbed.ManagementCluster }, want: "is the testbed's management cluster"},
 			{name: "no CPU", change: func(s *cloud.Spec) {
-				s.Pools = []cloud.Pool{{Name: cloud.DefaultPool, NodeMemory: resource.MustParse("16Gi")}}
-			}, want: "spec.nodeSize.cpu: Invalid value"},
+				s.Pools = []cloud.Pool{{Name: "medium", NodeMemory: resource.MustParse("16Gi")}}
+			}, want: "spec.flavors[medium].cpu: Invalid value"},
 			{name: "no memory", change: func(s *cloud.Spec) {
 				s.Pools = []cloud.Pool{{Name: "small", NodeCPU: resource.MustParse("2")}}
 			}, want: "spec.flavors[small].memory: Invalid value"},

@@ -11,8 +11,8 @@
 // scheduler, kwok and metrics-server, seconds to start) and sets the
 // workers of each pool, one kwok node group per pool
 // (testbed.SetNodeGroup): pool.Workers nodes named <cluster>-<pool>-<n>
-// (<cluster>-worker-<n> for cloud.DefaultPool, the one pool of a
-// CloudProvisioner with nodeSize), of the pool's CPU and memory, labelled
+// (<cluster>-worker-<n> for cloud.DefaultPool, the one pool of a cloud
+// cluster made before node pools), of the pool's CPU and memory, labelled
 // with spec.Region and the pool's name (LabelNodePool). The workers a
 // pool's Remove names are deleted first, even when the count grows (they
 // are then replaced by new names: a removed name never comes back), and

@@ -96,7 +96,7 @@ func (r *Reconciler) record(ctx context.Context, cp *multiclusterv1alpha1.CloudP
 	log.FromContext(ctx).Info("Cloud provisioner decided", "action", d.Action, "add", d.Add, "remove", d.Remove, "reason", d.Reason)
 	decisions.WithLabelValues(cp.Namespace, cp.Name, string(d.Action)).Inc()
 	cp.Status.LastDecision = &multiclusterv1alpha1.ProvisionerDecision{
-		Action: string(d.Action), Nodes: nodes, Reason: d.Reason, Time: metav1.Time{Time: r.now()},
+		Action: multiclusterv1alpha1.ProvisionerAction(d.Action), Nodes: nodes, Reason: d.Reason, Time: metav1.Time{Time: r.now()},
 	}
 	r.Recorder.Eventf(cp, nil, "Normal", string(d.Action), string(d.Action), "%s", describe(spec, d))
 }

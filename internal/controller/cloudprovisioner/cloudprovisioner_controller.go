@@ -149,7 +149,8 @@ func (r *Reconciler) step(ctx context.Context, cp *multiclusterv1alpha1.CloudPro
 	cp.Status.Nodes, cp.Status.ReadyNodes = st.Workers, st.ReadyWorkers
 	retire(&spec, st, cp.Status.Pools)
 	if cp.Status.Phase == multiclusterv1alpha1.PhaseDeprovisioning {
-		return provision.Recheck, r.deprovision(ctx, cp, backend, spec, st)
+		// Reconcile looks again soon while the phase stays Deprovisioning.
+		return r.Period, r.deprovision(ctx, cp, backend, spec, st)
 	}
 	if !st.Exists {
 		if cp.Status.Phase != multiclusterv1alpha1.PhaseIdle && cp.Status.Phase != "" {

@@ -33,7 +33,7 @@ func provisioner() *multiclusterv1alpha1.CloudProvisioner {
 	cp := &multiclusterv1alpha1.CloudProvisioner{ObjectMeta: metav1.ObjectMeta{Namespace: "meridian-system", Name: "burst"}}
 	cp.Spec = multiclusterv1alpha1.CloudProvisionerSpec{
 		CloudClusterName: "cloud1", Provider: "Testbed", Backend: multiclusterv1alpha1.BackendTestbed, Region: "local",
-		NodeSize: &multiclusterv1alpha1.NodeSize{CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")},
+		Flavors:  []multiclusterv1alpha1.CloudFlavor{{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")}},
 		MinNodes: 1, MaxNodes: 3,
 		ScaleDownDelay:   &metav1.Duration{Duration: time.Second},
 		DeprovisionDelay: &metav1.Duration{Duration: 2 * time.Second},

@@ -34,9 +34,8 @@ const (
 	defaultNodeDelay    = 2 * time.Minute
 )
 
-// pools are cp's node pools: its flavors, or the one pool of nodeSize
-// (cloud.DefaultPool) for a CloudProvisioner written before flavors. The
-// error names the field at fault and what would be valid.
+// pools are cp's node pools, one per flavor. The error names the field at
+// fault and what would be valid.
 func pools(cp *multiclusterv1alpha1.CloudProvisioner) ([]cloud.Pool, []provision.Flavor, error) {
 	var errs field.ErrorList
 	var ps []cloud.Pool
@@ -65,12 +64,8 @@ func pools(cp *multiclusterv1alpha1.CloudProvisioner) ([]cloud.Pool, []provision
 		}})
 	}
 	switch s := cp.Spec; {
-	case s.NodeSize != nil && len(s.Flavors) > 0:
-		errs = append(errs, field.Forbidden(field.NewPath("spec", "flavors"), "set either nodeSize (one flavor) or flavors, not both"))
-	case s.NodeSize != nil:
-		add(field.NewPath("spec", "nodeSize"), cloud.DefaultPool, s.NodeSize.Flavor, multiclusterv1alpha1.CloudFlavor{CPU: s.NodeSize.CPU, Memory: s.NodeSize.Memory})
 	case len(s.Flavors) == 0:
-		errs = append(errs, field.Required(field.NewPath("spec", "flavors"), "at least one flavor (name, cpu, memory, pricePerHour), or nodeSize"))
+		errs = append(errs, field.Required(field.NewPath("spec", "flavors"), "at least one flavor (name, cpu, memory, pricePerHour)"))
 	default:
 		for _, f := range s.Flavors {
 			instanceType := f.InstanceType

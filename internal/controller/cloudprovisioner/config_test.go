@@ -22,23 +22,13 @@ func TestPools(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name: "nodeSize is the one pool 0",
-			spec: multiclusterv1alpha1.CloudProvisionerSpec{NodeSize: &multiclusterv1alpha1.NodeSize{Flavor: "m1.large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}},
-			want: []string{"0 m1.large 4 0.00/h"},
-		},
-		{
 			name: "flavors are pools, the instance type defaulting to the name",
 			spec: multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "0.08"), flavor("large", "8", "0.32")}},
 			want: []string{"small small 2 0.08/h", "large large 8 0.32/h"},
 		},
 		{
-			name:    "both",
-			spec:    multiclusterv1alpha1.CloudProvisionerSpec{NodeSize: &multiclusterv1alpha1.NodeSize{CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")}, Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "")}},
-			wantErr: "invalid CloudProvisioner spec: spec.flavors: Forbidden: set either nodeSize (one flavor) or flavors, not both",
-		},
-		{
 			name:    "neither",
-			wantErr: "invalid CloudProvisioner spec: spec.flavors: Required value: at least one flavor (name, cpu, memory, pricePerHour), or nodeSize",
+			wantErr: "invalid CloudProvisioner spec: spec.flavors: Required value: at least one flavor (name, cpu, memory, pricePerHour)",
 		},
 		{
 			name:    "a flavor without CPU and a bad price",

@@ -198,8 +198,8 @@ func jobAsked(j *multiclusterv1alpha1.MultiClusterJob) int32 {
 }
 
 // poolOf is the pool a cloud node belongs to: its LabelNodePool label, or
-// the one pool of nodeSize (cloud.DefaultPool), whose nodes may predate
-// the label.
+// the one pool of a cloud cluster made before node pools
+// (cloud.DefaultPool), whose nodes may predate the label.
 func poolOf(n *corev1.Node) string {
 	if p := n.Labels[multiclusterv1alpha1.LabelNodePool]; p != "" {
 		return p
