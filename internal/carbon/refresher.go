@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -53,6 +55,19 @@ type Refresher struct {
 	// Clock paces the refreshes and dates the kept hours; the real clock
 	// when nil.
 	Clock clock.WithTicker
+
+	// refreshed is set once a first snapshot was swapped in.
+	refreshed atomic.Bool
+}
+
+// Ready is a readiness check (healthz.Checker) that passes once the first
+// snapshot is in: until then the scheduler knows no intensity, and a
+// CloudVM admitted by this replica would be placed without carbon.
+func (r *Refresher) Ready(*http.Request) error {
+	if !r.refreshed.Load() {
+		return errors.New("the carbon intensities are not read yet")
+	}
+	return nil
 }
 
 var (
@@ -124,6 +139,7 @@ func (r *Refresher) Refresh(ctx context.Context) error {
 		logger.V(1).Info("Read zone", "zone", zone, "hours", len(pts), "source", pts[0].Source, "progress", fmt.Sprintf("%d/%d", i+1, len(r.Zones)))
 	}
 	r.Target.SetIntensities(NewIntensities(points))
+	r.refreshed.Store(true)
 	logger.Info("Refreshed carbon intensities", "zones", len(r.Zones), "read", read, "failed", failed, "keptHours", kept, "hours", len(points), "took", r.clock().Since(began).Round(time.Millisecond))
 	return errors.Join(errs...)
 }

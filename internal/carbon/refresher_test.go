@@ -39,8 +39,14 @@ func TestRefresherRefresh(t *testing.T) {
 	mem.SetForecast("DE", []carbon.Point{{Time: t0, GramsPerKWh: 400}, {Time: t0.Add(time.Hour), GramsPerKWh: 380}})
 	planner := carbon.NewPlanner(carbon.PlannerOptions{})
 	r := &carbon.Refresher{Source: mem, Zones: []string{"DE", "NL", "XX"}, Target: planner, Clock: clk, Horizon: 3 * time.Hour}
+	if r.Ready(nil) == nil {
+		t.Errorf("Ready() before the first refresh passed; a replica would admit CloudVMs without intensities")
+	}
 
 	err := r.Refresh(t.Context())
+	if err := r.Ready(nil); err != nil {
+		t.Errorf("Ready() after the first refresh: %v", err)
+	}
 	if !errors.Is(err, carbon.ErrUnknownZone) {
 		t.Errorf("Refresh() error = %v, want the unknown zone XX", err)
 	}

@@ -270,6 +270,11 @@ func setupCarbon(cmd *cobra.Command, mgr ctrl.Manager, f *controllerFlags, engin
 	if err := mgr.Add(sched.refresher); err != nil {
 		return nil, fmt.Errorf("failed to add the carbon intensity refresher: %w", err)
 	}
+	// A replica that serves the webhook before its first intensities
+	// would admit CloudVMs without carbon: it is not ready until then.
+	if err := mgr.AddReadyzCheck("carbon-intensities", sched.refresher.Ready); err != nil {
+		return nil, fmt.Errorf("failed to add the carbon intensities' readiness check: %w", err)
+	}
 	return sched, nil
 }
 
