@@ -25,11 +25,11 @@ import (
 func TestAdvertiseDecideReserve(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 2})
 	p, a, b := env.Management, env.Members[0], env.Members[1]
-	installCRDs(t, a)
-	installCRDs(t, b)
-	createNS(t, p, agentNS, "from-cons-a", "from-cons-b")
-	createNS(t, a, agentNS, "from-prov-p")
-	createNS(t, b, agentNS, "from-prov-p")
+	a.InstallCRDs(t)
+	b.InstallCRDs(t)
+	p.CreateNamespaces(t, agentNS, "from-cons-a", "from-cons-b")
+	a.CreateNamespaces(t, agentNS, "from-prov-p")
+	b.CreateNamespaces(t, agentNS, "from-prov-p")
 	node(t, p, "n1", "4", "8Gi")
 
 	peer(t, p, a, "cons-a", sharingv1alpha1.RoleConsumer, "from-cons-a", "from-prov-p", &sharingv1alpha1.OutgoingPolicy{SharePercent: 100, Prices: eur("0.05")})
@@ -113,7 +113,7 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 
 	// The sender is who may write into the namespace, not who the message
 	// claims to be.
-	createNS(t, a, "elsewhere")
+	a.CreateNamespaces(t, "elsewhere")
 	spoof := func(ns, name string, claims sharingv1alpha1.ClusterID) *sharingv1alpha1.Advertisement {
 		adv := &sharingv1alpha1.Advertisement{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: sharingv1alpha1.AdvertisementSpec{
 			ClusterID: claims, Consumer: "cons-a", Type: sharingv1alpha1.AdvertisementFull,

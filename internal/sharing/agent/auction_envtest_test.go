@@ -27,11 +27,11 @@ import (
 func TestAuction(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 2})
 	home, p1, p2 := env.Management, env.Members[0], env.Members[1]
-	installCRDs(t, p1)
-	installCRDs(t, p2)
-	createNS(t, home, agentNS, "from-prov-1", "from-prov-2", "apps")
-	createNS(t, p1, agentNS, "from-home")
-	createNS(t, p2, agentNS, "from-home")
+	p1.InstallCRDs(t)
+	p2.InstallCRDs(t)
+	home.CreateNamespaces(t, agentNS, "from-prov-1", "from-prov-2", "apps")
+	p1.CreateNamespaces(t, agentNS, "from-home")
+	p2.CreateNamespaces(t, agentNS, "from-home")
 	node(t, p1, "n1", "8", "16Gi")
 	node(t, p2, "n1", "8", "16Gi")
 	peer(t, home, p1, "prov-1", sharingv1alpha1.RoleProvider, "from-prov-1", "from-home", nil)

@@ -27,11 +27,11 @@ import (
 func TestAuctionRestartKeepsWinner(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 2})
 	home, p1, p2 := env.Management, env.Members[0], env.Members[1]
-	installCRDs(t, p1)
-	installCRDs(t, p2)
-	createNS(t, home, agentNS, "from-prov-1", "from-prov-2")
-	createNS(t, p1, agentNS, "from-home")
-	createNS(t, p2, agentNS, "from-home")
+	p1.InstallCRDs(t)
+	p2.InstallCRDs(t)
+	home.CreateNamespaces(t, agentNS, "from-prov-1", "from-prov-2")
+	p1.CreateNamespaces(t, agentNS, "from-home")
+	p2.CreateNamespaces(t, agentNS, "from-home")
 	peer(t, home, p1, "prov-1", sharingv1alpha1.RoleProvider, "from-prov-1", "from-home", nil)
 	peer(t, home, p2, "prov-2", sharingv1alpha1.RoleProvider, "from-prov-2", "from-home", nil)
 

@@ -21,9 +21,9 @@ import (
 func TestExpiry(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 1})
 	p, c := env.Management, env.Members[0]
-	installCRDs(t, c)
-	createNS(t, p, agentNS, "from-cons")
-	createNS(t, c, agentNS, "from-prov")
+	c.InstallCRDs(t)
+	p.CreateNamespaces(t, agentNS, "from-cons")
+	c.CreateNamespaces(t, agentNS, "from-prov")
 	node(t, p, "n1", "4", "8Gi")
 	proxy := c.NewProxy(t)
 	viaProxy, err := proxy.Kubeconfig(c.Kubeconfig)

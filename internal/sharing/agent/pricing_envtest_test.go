@@ -22,9 +22,9 @@ import (
 func TestUpdatesStayFullUntilThePricesAreKept(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 1})
 	p, c := env.Management, env.Members[0]
-	installCRDs(t, c)
-	createNS(t, p, agentNS, "from-cons")
-	createNS(t, c, "from-prov")
+	c.InstallCRDs(t)
+	p.CreateNamespaces(t, agentNS, "from-cons")
+	c.CreateNamespaces(t, "from-prov")
 	node(t, p, "n1", "4", "8Gi")
 	peer(t, p, c, "cons", sharingv1alpha1.RoleConsumer, "from-cons", "from-prov", &sharingv1alpha1.OutgoingPolicy{SharePercent: 100, Prices: eur("0.05")})
 	startAgent(t, p, "prov")

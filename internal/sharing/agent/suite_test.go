@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
@@ -23,24 +21,6 @@ import (
 )
 
 const agentNS = "meridian-system"
-
-// installCRDs installs Meridian's CRDs in a member, which testenv starts
-// without them.
-func installCRDs(t *testing.T, c *testenv.Cluster) {
-	t.Helper()
-	if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}, ErrorIfPathMissing: true}); err != nil {
-		t.Fatalf("failed to install CRDs in %s: %v", c.Name, err)
-	}
-}
-
-func createNS(t *testing.T, c *testenv.Cluster, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if err := c.Client.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}); err != nil {
-			t.Fatalf("failed to create namespace %s in %s: %v", n, c.Name, err)
-		}
-	}
-}
 
 // peer makes, in from, the Peer for to: to writes into from's namespace
 // ns, and from writes into to's namespace remoteNS with to's kubeconfig.

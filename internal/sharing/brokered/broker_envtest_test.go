@@ -39,12 +39,12 @@ func TestBroker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		installCRDs(t, m)
-		createNS(t, m, agentNS, "from-broker")
+		m.InstallCRDs(t)
+		m.CreateNamespaces(t, agentNS, "from-broker")
 		members = append(members, m)
 	}
 	p1, p2, c := members[0], members[1], members[2]
-	createNS(t, c, "apps")
+	c.CreateNamespaces(t, "apps")
 	node(t, p1, "n1", "8", "16Gi")
 	node(t, p2, "n1", "4", "8Gi")
 	ctx := t.Context()

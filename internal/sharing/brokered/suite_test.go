@@ -2,7 +2,6 @@ package brokered_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
@@ -23,22 +21,6 @@ import (
 )
 
 const agentNS = "meridian-system"
-
-func installCRDs(t *testing.T, c *testenv.Cluster) {
-	t.Helper()
-	if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}, ErrorIfPathMissing: true}); err != nil {
-		t.Fatalf("failed to install CRDs in %s: %v", c.Name, err)
-	}
-}
-
-func createNS(t *testing.T, c *testenv.Cluster, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if err := c.Client.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}); err != nil {
-			t.Fatalf("failed to create namespace %s in %s: %v", n, c.Name, err)
-		}
-	}
-}
 
 // clientOf is a client that authenticates with kubeconfig (a service
 // account token), so RBAC applies to what it writes.
