@@ -117,10 +117,10 @@ func TestRefresherStart(t *testing.T) {
 func TestRefresherStartNeedsSourceAndTarget(t *testing.T) {
 	tests := []struct {
 		name string
-		r    carbon.Refresher
+		r    *carbon.Refresher
 	}{
-		{name: "no source", r: carbon.Refresher{Target: carbon.NewPlanner(carbon.PlannerOptions{})}},
-		{name: "no target", r: carbon.Refresher{Source: carbon.NewMemory("memory", clocktesting.NewFakeClock(t0))}},
+		{name: "no source", r: &carbon.Refresher{Target: carbon.NewPlanner(carbon.PlannerOptions{})}},
+		{name: "no target", r: &carbon.Refresher{Source: carbon.NewMemory("memory", clocktesting.NewFakeClock(t0))}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
