@@ -222,9 +222,12 @@ func TestVIDBurstToTheCloudAndPullBack(t *testing.T) {
 		return s.wanted == 2 && s.ready["cluster1"] == 2
 	})
 
-	// Load rises: 3.4 CPU at 500m requests and a 50% target is 14 replicas
-	// (13.6 rounded up, with room for kwok's rounding of the usage); home
-	// has room for 4 (the batch holds the rest), each neighbour for 4.
+	// Load rises: 3.4 CPU at 500m requests and a 50% target is 13.6
+	// replicas. The HPA comes from below as replicas turn ready, and
+	// within its 10% tolerance it may stop at 13 (13.6 / 13 = 1.05) or
+	// reach 14 in one step: both are right, and which one depends on how
+	// fast the replicas turn ready. Home has room for 4 (the batch holds
+	// the rest), each neighbour for 4, so the cloud holds 1 or 2.
 	v.setLoad(t, 3.4)
 	var outOfOrder []string
 	v.until(t, 5*time.Minute, "scaled up, burst to the neighbours and the cloud", func(s sample) bool {
@@ -233,14 +236,14 @@ func TestVIDBurstToTheCloudAndPullBack(t *testing.T) {
 		if (s.placed["cluster4"] > 0 && s.placed["cluster2"] < 4) || (s.placed["cloud"] > 0 && (s.placed["cluster2"] < 4 || s.placed["cluster4"] < 4)) {
 			outOfOrder = append(outOfOrder, fmt.Sprintf("placed %v", s.placed))
 		}
-		return s.wanted == 14 && s.readyTotal() == 14 && s.ready["cloud"] > 0
+		return s.wanted >= 13 && s.readyTotal() == s.wanted && s.ready["cloud"] > 0
 	})
 	if len(outOfOrder) > 0 {
 		t.Errorf("the overflow did not go nearest first:\n%s", strings.Join(outOfOrder, "\n"))
 	}
 	peak := v.observe(t)
-	if peak.ready["cluster1"] != 4 || peak.ready["cluster2"] != 4 || peak.ready["cluster4"] != 4 || peak.ready["cloud"] != 2 {
-		t.Errorf("at the peak: %s; want home, Nantes and Grenoble full (4 each) and 2 in the cloud", peak)
+	if peak.ready["cluster1"] != 4 || peak.ready["cluster2"] != 4 || peak.ready["cluster4"] != 4 || peak.ready["cloud"] != peak.wanted-12 {
+		t.Errorf("at the peak: %s; want home, Nantes and Grenoble full (4 each) and the rest (%d) in the cloud", peak, peak.wanted-12)
 	}
 
 	// Load falls to 1.4 CPU: 6 replicas, the cloud's go first.
