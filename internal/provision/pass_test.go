@@ -36,6 +36,8 @@ func TestPass(t *testing.T) {
 	// cluster once it decides.
 	short := Input{Now: now, Workloads: []Workload{{Requests: cpu(1000), Asked: 2, Unplaced: 2, Overflows: true}},
 		Members: []Member{{Ready: true, Nodes: []placement.Node{{Name: "m", Allocatable: placement.Resources{MilliCPU: 500, Memory: gi, Pods: 110}}}}}}
+	unreachable := short
+	unreachable.Cloud = &Cloud{Phase: Unreachable}
 	ready := short
 	ready.Workloads = []Workload{{Requests: cpu(1000), Asked: 2, Overflows: true}}
 	ready.Cloud = &Cloud{Phase: Ready, Nodes: []NodeState{node("c-0", 2000, true, cpu(1000), cpu(1000))}, Workloads: 1}
@@ -71,6 +73,10 @@ func TestPass(t *testing.T) {
 			Steps:   map[string]DrainStep{"empty": DrainRemove, "busy": DrainEvict, "waiting": DrainWait, "stuck": DrainAbandon},
 			Drained: RemoveNodes, Action: None, RequeueAfter: SettleTime,
 		},
+	}, {
+		name: "an unreachable cloud cluster: no drain steps, nothing decided, looked at again soon",
+		in:   PassInput{Input: unreachable, Drains: drains},
+		want: outcome{Steps: map[string]DrainStep{}, Drained: None, Decided: true, Action: None, RequeueAfter: Recheck},
 	}, {
 		name: "a ready cloud cluster that is needed: the period",
 		in:   PassInput{Input: ready},
