@@ -2,11 +2,14 @@ package sharing
 
 import (
 	"fmt"
-	"math/big"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Bid is an Offer as the consumer received it.
@@ -32,8 +35,7 @@ type Selection struct {
 	// Winner is the picked offer; nil with ErrNoOffer.
 	Winner *sharingv1alpha1.Offer
 	// PricePerHour is the winner's price for the whole quote, per hour.
-	PricePerHour *big.Rat
-	Currency     string
+	PricePerHour money.Money
 	// Rejected lists every other offer with its reason.
 	Rejected []Rejection
 }
@@ -43,13 +45,15 @@ type Selection struct {
 // every component with interest greater than zero (as a whole, or item by
 // item) and is in the quote's currency when the quote names one. Prices
 // compare per hour; ties go to the lower known latency, then the
-// provider's name. With no fitting offer it returns ErrNoOffer and the
+// provider's name. Offers in different currencies are never compared: when
+// the quote names no currency and the fitting offers are in more than one,
+// every one is rejected with a message that names the quote's
+// spec.currency. With no fitting offer it returns ErrNoOffer and the
 // rejections.
 func SelectOffer(quote *sharingv1alpha1.Quote, bids []Bid, now time.Time) (Selection, error) {
 	type fit struct {
-		bid      Bid
-		price    *big.Rat
-		currency string
+		bid   Bid
+		price money.Money
 	}
 	var fits []fit
 	var sel Selection
@@ -73,18 +77,27 @@ func SelectOffer(quote *sharingv1alpha1.Quote, bids []Bid, now time.Time) (Selec
 			reject(sharingv1alpha1.OfferReasonExpired, "expired at %s", o.Spec.ExpiresAt.Format(time.RFC3339))
 			continue
 		}
-		price, currency, why := offerPrice(quote, o)
+		price, why := offerPrice(quote, o)
 		if why != "" {
 			reject(sharingv1alpha1.OfferReasonDoesNotFit, "%s", why)
 			continue
 		}
-		fits = append(fits, fit{bid: b, price: price, currency: currency})
+		fits = append(fits, fit{bid: b, price: price})
+	}
+	if currencies := currenciesOf(fits, func(f fit) money.Money { return f.price }); len(currencies) > 1 {
+		for _, f := range fits {
+			sel.Rejected = append(sel.Rejected, Rejection{Offer: f.bid.Offer.Name, Reason: sharingv1alpha1.OfferReasonDoesNotFit,
+				Message: fmt.Sprintf("priced in %s, and the fitting offers are in %s, which are not compared: spec.currency of quote %q must name one of them",
+					f.price.Currency(), strings.Join(currencies, ", "), quote.Name)})
+		}
+		fits = nil
 	}
 	if len(fits) == 0 {
 		return sel, fmt.Errorf("failed to select an offer for quote %q among %d: %w", quote.Name, len(bids), ErrNoOffer)
 	}
 	sort.SliceStable(fits, func(i, j int) bool {
-		if c := fits[i].price.Cmp(fits[j].price); c != 0 {
+		// One currency (above), so Cmp cannot fail.
+		if c, _ := fits[i].price.Cmp(fits[j].price); c != 0 {
 			return c < 0
 		}
 		li, lj := fits[i].bid.Latency, fits[j].bid.Latency
@@ -96,43 +109,56 @@ func SelectOffer(quote *sharingv1alpha1.Quote, bids []Bid, now time.Time) (Selec
 		}
 		return fits[i].bid.Offer.Spec.Provider < fits[j].bid.Offer.Spec.Provider
 	})
-	sel.Winner, sel.PricePerHour, sel.Currency = fits[0].bid.Offer, fits[0].price, fits[0].currency
+	sel.Winner, sel.PricePerHour = fits[0].bid.Offer, fits[0].price
 	for _, f := range fits[1:] {
 		sel.Rejected = append(sel.Rejected, Rejection{Offer: f.bid.Offer.Name, Reason: sharingv1alpha1.OfferReasonOutbid,
-			Message: fmt.Sprintf("%s %s per hour against %s %s from %s", f.price.FloatString(4), f.currency, sel.PricePerHour.FloatString(4), sel.Currency, sel.Winner.Spec.Provider)})
+			Message: fmt.Sprintf("%s per hour against %s from %s", f.price, sel.PricePerHour, sel.Winner.Spec.Provider)})
 	}
 	sort.Slice(sel.Rejected, func(i, j int) bool { return sel.Rejected[i].Offer < sel.Rejected[j].Offer })
 	return sel, nil
 }
 
+// currenciesOf are the currencies of the items' prices, sorted.
+func currenciesOf[T any](items []T, price func(T) money.Money) []string {
+	seen := map[string]bool{}
+	for _, it := range items {
+		seen[price(it).Currency()] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
 // offerPrice is an offer's price per hour for every component of the
 // quote, or why it does not cover them.
-func offerPrice(quote *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer) (*big.Rat, string, string) {
+func offerPrice(quote *sharingv1alpha1.Quote, o *sharingv1alpha1.Offer) (money.Money, string) {
 	currencyOK := func(c string) bool { return quote.Spec.Currency == "" || c == quote.Spec.Currency }
 	if w := o.Spec.Whole; w != nil && w.Interest > 0 && w.Price != nil && currencyOK(w.Price.Currency) {
-		if r, ok := PerHour(w.Price.Amount, w.Price.Period); ok {
-			return r, w.Price.Currency, ""
+		if m, ok := PerHour(*w.Price); ok {
+			return m, ""
 		}
 	}
 	items := map[string]sharingv1alpha1.OfferTerms{}
 	for _, it := range o.Spec.Items {
 		items[it.Component] = it.OfferTerms
 	}
-	total, currency := new(big.Rat), ""
+	var total money.Money
 	for _, c := range quote.Spec.Components {
 		t, ok := items[c.Name]
 		if !ok || t.Interest == 0 || t.Price == nil {
-			return nil, "", fmt.Sprintf("no interest in component %q", c.Name)
+			return money.Money{}, fmt.Sprintf("no interest in component %q", c.Name)
 		}
-		if !currencyOK(t.Price.Currency) || (currency != "" && t.Price.Currency != currency) {
-			return nil, "", fmt.Sprintf("component %q is priced in %s, want %s", c.Name, t.Price.Currency, quote.Spec.Currency)
+		want := quote.Spec.Currency
+		if want == "" {
+			want = total.Currency()
 		}
-		currency = t.Price.Currency
-		r, ok := PerHour(t.Price.Amount, t.Price.Period)
+		if want != "" && t.Price.Currency != want {
+			return money.Money{}, fmt.Sprintf("component %q is priced in %s, want %s", c.Name, t.Price.Currency, want)
+		}
+		m, ok := PerHour(*t.Price)
 		if !ok {
-			return nil, "", fmt.Sprintf("component %q has price period %q", c.Name, t.Price.Period)
+			return money.Money{}, fmt.Sprintf("component %q has price period %q", c.Name, t.Price.Period)
 		}
-		total.Add(total, r)
+		// The currency is checked above, so Add cannot fail.
+		total, _ = total.Add(m)
 	}
-	return total, currency, ""
+	return total, ""
 }

@@ -2,6 +2,7 @@ package sharing_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,10 @@ func TestSelectOffer(t *testing.T) {
 		wantWinner   string
 		wantRejected map[string]string
 		wantErr      error
+		// quote changes the quote for the case; wantMessage is in every
+		// rejection's message.
+		quote       func(*sharingv1alpha1.Quote)
+		wantMessage string
 	}{{
 		name: "cheapest fitting offer wins",
 		bids: []sharing.Bid{
@@ -79,6 +84,16 @@ func TestSelectOffer(t *testing.T) {
 		now:        at,
 		wantWinner: "itemized", wantRejected: map[string]string{"whole": sharingv1alpha1.OfferReasonOutbid},
 	}, {
+		name: "offers in two currencies are not compared when the quote names none",
+		bids: []sharing.Bid{
+			{Offer: offer("eur", "provider-a", "0.50", "", time.Minute), ReceivedAt: at},
+			{Offer: usd, ReceivedAt: at},
+		},
+		quote: func(q *sharingv1alpha1.Quote) { q.Spec.Currency = "" },
+		now:   at, wantErr: sharing.ErrNoOffer,
+		wantRejected: map[string]string{"eur": sharingv1alpha1.OfferReasonDoesNotFit, "usd": sharingv1alpha1.OfferReasonDoesNotFit},
+		wantMessage:  "spec.currency of quote \"shop-1\" must name one of them",
+	}, {
 		name:    "no offer fits",
 		bids:    []sharing.Bid{{Offer: offer("expired", "provider-e", "0.01", "", 4*time.Second), ReceivedAt: at}},
 		now:     at,
@@ -86,6 +101,10 @@ func TestSelectOffer(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			quote := quote.DeepCopy()
+			if tc.quote != nil {
+				tc.quote(quote)
+			}
 			sel, err := sharing.SelectOffer(quote, tc.bids, tc.now)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("error %v, want %v", err, tc.wantErr)
@@ -100,8 +119,8 @@ func TestSelectOffer(t *testing.T) {
 			got := map[string]string{}
 			for _, r := range sel.Rejected {
 				got[r.Offer] = r.Reason
-				if r.Message == "" {
-					t.Errorf("rejection of %s has no message", r.Offer)
+				if r.Message == "" || !strings.Contains(r.Message, tc.wantMessage) {
+					t.Errorf("rejection of %s: message %q, want one containing %q", r.Offer, r.Message, tc.wantMessage)
 				}
 			}
 			if tc.wantRejected == nil {

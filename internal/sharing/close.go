@@ -3,7 +3,6 @@ package sharing
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Verdict is an auction's decision on one bid, as its Offer's Selected
@@ -50,10 +50,9 @@ func (v Verdict) Record() bool {
 type Close struct {
 	// Winner is the selected offer; nil when no bid fits.
 	Winner *sharingv1alpha1.Offer
-	// PricePerHour is the winner's price for the whole quote; nil when
-	// there is no winner or its price is unknown.
-	PricePerHour *big.Rat
-	Currency     string
+	// PricePerHour is the winner's price for the whole quote; the zero
+	// Money when there is no winner or its price is unknown.
+	PricePerHour money.Money
 	Verdicts     []Verdict
 	// Recorded is true when the decision was read back from the Offers'
 	// Selected conditions rather than made now.
@@ -62,19 +61,19 @@ type Close struct {
 
 // Price is the winner's price per hour as Money; nil without one.
 func (c Close) Price() *sharingv1alpha1.Money {
-	if c.PricePerHour == nil {
+	if c.PricePerHour.IsZero() {
 		return nil
 	}
-	return HourlyMoney(c.PricePerHour, c.Currency)
+	return HourlyMoney(c.PricePerHour)
 }
 
 // PriceString is the winner's price per hour for messages, "0.3000 EUR",
 // or "-" without one.
 func (c Close) PriceString() string {
-	if c.PricePerHour == nil {
+	if c.PricePerHour.IsZero() {
 		return "-"
 	}
-	return c.PricePerHour.FloatString(4) + " " + c.Currency
+	return c.PricePerHour.String()
 }
 
 // CloseAuction decides the auction of quote q among bids at now. It is the
@@ -101,11 +100,11 @@ func CloseAuction(q *sharingv1alpha1.Quote, bids []Bid, now time.Time) Close {
 		return c
 	}
 	sel, err := SelectOffer(q, bids, now)
-	c := Close{Winner: sel.Winner, PricePerHour: sel.PricePerHour, Currency: sel.Currency}
+	c := Close{Winner: sel.Winner, PricePerHour: sel.PricePerHour}
 	if err != nil && !errors.Is(err, ErrNoOffer) {
 		// SelectOffer fails only with ErrNoOffer; anything else would be
 		// a bug, and no bid wins then.
-		c.Winner, c.PricePerHour, c.Currency = nil, nil, ""
+		c.Winner, c.PricePerHour = nil, money.Money{}
 	}
 	why := map[string]Rejection{}
 	for _, rj := range sel.Rejected {
@@ -170,7 +169,7 @@ func recordedClose(q *sharingv1alpha1.Quote, bids []Bid) (Close, bool) {
 			c.Winner = b.Offer
 			// Its price as SelectOffer counted it when it arrived.
 			if sel, err := SelectOffer(q, []Bid{b}, b.ReceivedAt); err == nil {
-				c.PricePerHour, c.Currency = sel.PricePerHour, sel.Currency
+				c.PricePerHour = sel.PricePerHour
 			}
 		} else if v.Selected {
 			// Two recorded winners cannot come from one closer; keep the

@@ -44,9 +44,12 @@
 //     confirms no second winner), else SelectOffer picks. The closer
 //     records every Verdict before it acknowledges any.
 //
-// Money is exact (money.go): prices become amounts per hour as big.Rat
-// (PerHour; a day is 24 hours, a month 730) and Money again only through
-// HourlyMoney, rounded to a millionth.
+// Money is exact (internal/money, used by money.go): prices become
+// amounts per hour (PerHour; a day is 24 hours, a month 730) and the API's
+// Money again only through HourlyMoney, rounded to a millionth. Prices of
+// different currencies are never compared: an auction whose quote names
+// no currency rejects fitting offers in more than one, naming the quote's
+// spec.currency.
 //
 // Validate and Decode check messages as the API server's schema does, with
 // errors that name the field, for messages that do not come through an API

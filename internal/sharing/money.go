@@ -4,17 +4,14 @@ import (
 	"math/big"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
-// Money is counted here and nowhere else: amounts are exact rationals
-// (math/big.Rat made from resource.Quantity's decimal), every price is
-// turned into an amount per hour with PerHour, and a result becomes Money
-// again, rounded to a millionth, only with HourlyMoney. No price goes
-// through a float64, so two sides that price the same thing agree to the
-// last digit and an auction never turns on a rounding error.
+// Sharing's prices are counted with internal/money, exactly: every price
+// is turned into an amount per hour with PerHour, and a result becomes the
+// API's Money again, rounded to a millionth, only with HourlyMoney.
 
 // periodHours is the hours of each price period; a month is 730 hours (a
 // year over twelve), and no period means an hour.
@@ -32,57 +29,57 @@ func PeriodHours(period sharingv1alpha1.PricePeriod) (int64, bool) {
 	return h, ok
 }
 
-// PerHour is amount per period as an exact amount per hour; false for an
-// unknown period.
-func PerHour(amount resource.Quantity, period sharingv1alpha1.PricePeriod) (*big.Rat, bool) {
-	h, ok := periodHours[period]
+// PerHour is m per hour, exactly; false for an unknown period.
+func PerHour(m sharingv1alpha1.Money) (money.Money, bool) {
+	h, ok := periodHours[m.Period]
 	if !ok {
-		return nil, false
+		return money.Money{}, false
 	}
-	r := rat(amount)
-	return r.Quo(r, big.NewRat(h, 1)), true
+	return money.New(m.Amount, m.Currency).QuoRat(big.NewRat(h, 1)), true
 }
 
-// MoneyPerHour is m per hour, exactly; false for an unknown period.
-func MoneyPerHour(m *sharingv1alpha1.Money) (*big.Rat, bool) {
-	return PerHour(m.Amount, m.Period)
-}
-
-// HourlyMoney is an amount per hour as Money, rounded to a millionth of
-// the currency.
-func HourlyMoney(perHour *big.Rat, currency string) *sharingv1alpha1.Money {
-	return &sharingv1alpha1.Money{Amount: resource.MustParse(perHour.FloatString(6)), Currency: currency, Period: sharingv1alpha1.PeriodHour}
+// HourlyMoney is an amount per hour as the API's Money, rounded to a
+// millionth of its currency.
+func HourlyMoney(perHour money.Money) *sharingv1alpha1.Money {
+	return &sharingv1alpha1.Money{Amount: perHour.Quantity(), Currency: perHour.Currency(), Period: sharingv1alpha1.PeriodHour}
 }
 
 // PerUnitHour is a price per core of cpu, per GiB of memory or storage,
 // per unit of anything else, per hour, exactly; false when its unit is not
 // greater than zero or its period is unknown.
-func PerUnitHour(p sharingv1alpha1.Price) (*big.Rat, bool) {
-	unit := rat(p.Unit)
+func PerUnitHour(p sharingv1alpha1.Price) (money.Money, bool) {
+	unit := money.Rat(p.Unit)
 	if unit.Sign() <= 0 {
-		return nil, false
+		return money.Money{}, false
 	}
-	r, ok := PerHour(p.Amount, p.Period)
+	m, ok := PerHour(sharingv1alpha1.Money{Amount: p.Amount, Currency: p.Currency, Period: p.Period})
 	if !ok {
-		return nil, false
+		return money.Money{}, false
 	}
-	r.Quo(r, unit)
+	m = m.QuoRat(unit)
 	if perGiB(corev1.ResourceName(p.Resource)) {
-		r.Mul(r, big.NewRat(1<<30, 1))
+		m = m.MulRat(big.NewRat(1<<30, 1))
 	}
-	return r, true
+	return m, true
 }
 
 // PriceOf is what pods with these requests cost per hour under prices, in
 // the prices' currency (currency when there are none, EUR when that is
 // empty too): the sum over prices and pods of the amount requested, in
 // cores, GiB or units, times the price per unit and hour. A price whose
-// unit or period is unusable counts nothing. A provider prices an offer
-// with it, and the broker a pod it lists, so both agree.
+// unit or period is unusable, or whose currency is not the first price's,
+// counts nothing: the API server and Validate refuse prices in two
+// currencies. A provider prices an offer with it, and the broker a pod it
+// lists, so both agree.
 func PriceOf(pods []corev1.ResourceList, prices []sharingv1alpha1.Price, currency string) *sharingv1alpha1.Money {
-	total := new(big.Rat)
+	if len(prices) > 0 {
+		currency = prices[0].Currency
+	}
+	if currency == "" {
+		currency = "EUR"
+	}
+	total := money.Zero(currency)
 	for _, p := range prices {
-		currency = p.Currency
 		per, ok := PerUnitHour(p)
 		if !ok {
 			continue
@@ -93,17 +90,16 @@ func PriceOf(pods []corev1.ResourceList, prices []sharingv1alpha1.Price, currenc
 			if !ok {
 				continue
 			}
-			amount := rat(q)
+			amount := money.Rat(q)
 			if perGiB(name) {
 				amount.Quo(amount, big.NewRat(1<<30, 1))
 			}
-			total.Add(total, amount.Mul(amount, per))
+			if sum, err := total.Add(per.MulRat(amount)); err == nil {
+				total = sum
+			}
 		}
 	}
-	if currency == "" {
-		currency = "EUR"
-	}
-	return HourlyMoney(total, currency)
+	return HourlyMoney(total)
 }
 
 // perGiB reports whether a resource is priced per GiB rather than per
@@ -114,13 +110,4 @@ func perGiB(name corev1.ResourceName) bool {
 		return true
 	}
 	return false
-}
-
-// rat is q exactly.
-func rat(q resource.Quantity) *big.Rat {
-	r, ok := new(big.Rat).SetString(q.AsDec().String())
-	if !ok {
-		return new(big.Rat)
-	}
-	return r
 }

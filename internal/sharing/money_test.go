@@ -26,8 +26,8 @@ func TestPerHour(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := "unknown"
-			if r, ok := sharing.PerHour(q(tc.amount), tc.period); ok {
-				got = r.String()
+			if m, ok := sharing.PerHour(sharingv1alpha1.Money{Amount: q(tc.amount), Currency: "EUR", Period: tc.period}); ok {
+				got = m.Rat().String()
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("PerHour (-want +got):\n%s", diff)
@@ -50,8 +50,8 @@ func TestPerUnitHour(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := "unusable"
-			if r, ok := sharing.PerUnitHour(tc.p); ok {
-				got = r.String()
+			if m, ok := sharing.PerUnitHour(tc.p); ok {
+				got = m.Rat().String()
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("PerUnitHour (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // VirtualNode is the specification of one virtual node a consumer makes
@@ -136,11 +137,11 @@ func virtualNodeName(prefix string, provider sharingv1alpha1.ClusterID, shape st
 // hourlyUnitPrice is a price per unit per hour as a label value, or false
 // when it is not one (e.g. too long).
 func hourlyUnitPrice(p sharingv1alpha1.Price) (string, bool) {
-	r, ok := PerHour(p.Amount, p.Period)
+	m, ok := PerHour(sharingv1alpha1.Money{Amount: p.Amount, Currency: p.Currency, Period: p.Period})
 	if !ok {
 		return "", false
 	}
-	v := r.FloatString(6)
+	v := m.Rat().FloatString(money.Places)
 	v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
 	if len(v) > 63 {
 		return "", false

@@ -54,12 +54,11 @@ type shapeInput struct {
 // exactly (sharing.PerUnitHour) and made a JSON number only here, for
 // Rego; 0 for a price that has none.
 func perUnitHour(p sharingv1alpha1.Price) float64 {
-	r, ok := sharing.PerUnitHour(p)
+	m, ok := sharing.PerUnitHour(p)
 	if !ok {
 		return 0
 	}
-	f, _ := r.Float64()
-	return f
+	return m.Float64()
 }
 
 // inputOf builds the policy's input; prices are those of a Full

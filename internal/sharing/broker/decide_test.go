@@ -71,6 +71,14 @@ func adv(ns, provider, region string, price string, shapes ...sharingv1alpha1.No
 	return listing{Advertisement: a, Prices: prices}
 }
 
+// inUSD prices l in US dollars.
+func inUSD(l listing) listing {
+	for i := range l.Prices {
+		l.Prices[i].Currency = "USD"
+	}
+	return l
+}
+
 func shape(name, cpu, mem string, count int32, labels map[string]string) sharingv1alpha1.NodeShape {
 	return sharingv1alpha1.NodeShape{Name: name, Count: count, Labels: labels,
 		Resources: map[corev1.ResourceName]resource.Quantity{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}}
@@ -88,6 +96,7 @@ func TestMatch(t *testing.T) {
 		adv("member-a", "a", "eu-west", "0.5", shape("big", "8", "32Gi", 1, nil)),
 		adv("member-b", "b", "us-east", "0.2", shape("small", "2", "4Gi", 3750, nil), shape("arm", "4", "8Gi", 2, arm)),
 		adv("member-c", "c", "eu-west", "", shape("free", "1", "2Gi", 5, nil)),
+		inUSD(adv("member-d", "d", "us-east", "0.1", shape("cheap", "2", "4Gi", 1, nil))),
 	}
 	day := func(a string) *sharingv1alpha1.Money {
 		return &sharingv1alpha1.Money{Amount: resource.MustParse(a), Currency: "EUR", Period: sharingv1alpha1.PeriodDay}
@@ -97,12 +106,14 @@ func TestMatch(t *testing.T) {
 		q    sharingv1alpha1.CapacityQuerySpec
 		want []string
 	}{
-		{"free first, then cheapest", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi")}, []string{"c/free free x1", "b/arm 200m x4", "b/small 200m x2", "a/big 500m x8"}},
+		// USD is never compared with EUR: by currency, then cheapest.
+		{"free first, then cheapest in each currency", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi")},
+			[]string{"c/free free x1", "b/arm 200m x4", "b/small 200m x2", "a/big 500m x8", "d/cheap 100m USD x2"}},
 		{"no sum of small nodes runs a large pod", sharingv1alpha1.CapacityQuerySpec{Requests: req("6", "8Gi")}, []string{"a/big 3 x1"}},
-		{"region", sharingv1alpha1.CapacityQuerySpec{Requests: req("2", "1Gi"), Region: "us-east"}, []string{"b/arm 400m x2", "b/small 400m x1"}},
+		{"region", sharingv1alpha1.CapacityQuerySpec{Requests: req("2", "1Gi"), Region: "us-east"}, []string{"b/arm 400m x2", "b/small 400m x1", "d/cheap 200m USD x1"}},
 		{"node selector", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi"), NodeSelector: arm}, []string{"b/arm 200m x4"}},
 		{"price per day", sharingv1alpha1.CapacityQuerySpec{Requests: req("2", "1Gi"), MaxPrice: day("9.6")}, []string{"b/arm 400m x2", "b/small 400m x1"}},
-		{"another currency", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi"), MaxPrice: &sharingv1alpha1.Money{Amount: resource.MustParse("100"), Currency: "USD"}}, []string{"c/free free x1"}},
+		{"another currency", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi"), MaxPrice: &sharingv1alpha1.Money{Amount: resource.MustParse("100"), Currency: "USD"}}, []string{"c/free free x1", "d/cheap 100m USD x2"}},
 		{"limit", sharingv1alpha1.CapacityQuerySpec{Requests: req("1", "1Gi"), Limit: 1}, []string{"c/free free x1"}},
 		{"nothing", sharingv1alpha1.CapacityQuerySpec{Requests: req("64", "1Gi")}, nil},
 	}
@@ -113,6 +124,9 @@ func TestMatch(t *testing.T) {
 				price := "free"
 				if m.Price != nil {
 					price = m.Price.Amount.String()
+					if m.Price.Currency != "EUR" {
+						price += " " + m.Price.Currency
+					}
 				}
 				got = append(got, string(m.Provider)+"/"+m.Shape+" "+price+" x"+itoa(m.PodsPerNode))
 			}

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"fmt"
-	"math/big"
 	"regexp"
 	"sort"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
@@ -70,10 +70,10 @@ func sortedNames(rl map[corev1.ResourceName]resource.Quantity) []corev1.Resource
 
 // hourly is m per hour, exactly (validateQuery refuses an unknown
 // period, which counts as free here).
-func hourly(m *sharingv1alpha1.Money) *big.Rat {
-	r, ok := sharing.MoneyPerHour(m)
+func hourly(m *sharingv1alpha1.Money) money.Money {
+	r, ok := sharing.PerHour(*m)
 	if !ok {
-		return new(big.Rat)
+		return money.Zero(m.Currency)
 	}
 	return r
 }
@@ -93,7 +93,7 @@ type listing struct {
 func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alpha1.CapacityMatch {
 	type priced struct {
 		m    sharingv1alpha1.CapacityMatch
-		cost *big.Rat
+		cost money.Money
 	}
 	var out []priced
 	for _, l := range table {
@@ -106,13 +106,15 @@ func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alp
 			continue
 		}
 		var price *sharingv1alpha1.Money
-		cost := new(big.Rat)
+		var cost money.Money
 		if len(l.Prices) > 0 {
 			price = sharing.PriceOf([]corev1.ResourceList{q.Requests}, l.Prices, "")
 			cost = hourly(price)
 		}
-		if mp := q.MaxPrice; mp != nil && (price != nil && (price.Currency != mp.Currency || cost.Cmp(hourly(mp)) > 0)) {
-			continue
+		if mp := q.MaxPrice; mp != nil && price != nil {
+			if c, err := cost.Cmp(hourly(mp)); err != nil || c > 0 {
+				continue
+			}
 		}
 		for _, s := range a.Spec.Availability {
 			n := podsPerNode(q.Requests, s.Resources)
@@ -126,7 +128,11 @@ func match(q *sharingv1alpha1.CapacityQuerySpec, table []listing) []sharingv1alp
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if c := out[i].cost.Cmp(out[j].cost); c != 0 {
+		ci, cj := out[i].cost, out[j].cost
+		if ci.Currency() != cj.Currency() {
+			return ci.Currency() < cj.Currency()
+		}
+		if c, _ := ci.Cmp(cj); c != 0 {
 			return c < 0
 		}
 		if out[i].m.Provider != out[j].m.Provider {
