@@ -26,7 +26,7 @@ cloud:
   name: cloud
   clusterDelay: 1m
   nodeDelay: 1m
-  flavors: [{name: large, cpu: "4", memory: 8Gi, pricePerHour: 0.16}]
+  flavors: [{name: large, cpu: "4", memory: 8Gi, pricePerHour: {amount: "0.16", currency: USD}}]
 workload:
   generator:
     tasks: 60

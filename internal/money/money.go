@@ -1,10 +1,13 @@
 package money
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"regexp"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -126,6 +129,12 @@ func (m Money) Cmp(o Money) (int, error) {
 	return m.Rat().Cmp(o.Rat()), nil
 }
 
+// Equal reports whether m and o are the same amount of the same currency
+// (go-cmp compares Money with it).
+func (m Money) Equal(o Money) bool {
+	return m.currency == o.currency && m.Rat().Cmp(o.Rat()) == 0
+}
+
 // Add is m plus o; ErrMixedCurrencies when their currencies differ.
 func (m Money) Add(o Money) (Money, error) {
 	c, err := m.in(o)
@@ -177,6 +186,48 @@ func (m Money) Format(places int) string {
 
 // String is m with four decimals, for messages.
 func (m Money) String() string { return m.Format(4) }
+
+// Decimal is m's amount rounded to a millionth, without trailing zeros:
+// "0.28", "3", "0.000137".
+func (m Money) Decimal() string {
+	s := m.Rat().FloatString(Places)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// jsonMoney is Money in JSON, as the API writes it: {"amount": "0.28",
+// "currency": "USD"}. An amount may be read from a JSON number too.
+type jsonMoney struct {
+	Amount   json.Number `json:"amount"`
+	Currency string      `json:"currency,omitempty"`
+}
+
+// MarshalJSON writes m as {"amount": "0.28", "currency": "USD"}, the
+// amount rounded to a millionth.
+func (m Money) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Amount   string `json:"amount"`
+		Currency string `json:"currency,omitempty"`
+	}{m.Decimal(), m.currency})
+}
+
+// UnmarshalJSON reads {"amount": "0.28", "currency": "USD"} (or the
+// amount as a JSON number) exactly, refusing an amount that is not a
+// decimal and a currency that is not an ISO 4217 code.
+func (m *Money) UnmarshalJSON(data []byte) error {
+	var j jsonMoney
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("want {\"amount\": \"0.28\", \"currency\": \"USD\"}: %w", err)
+	}
+	parsed, err := Parse(j.Amount.String(), j.Currency)
+	if err != nil {
+		return err
+	}
+	*m = parsed
+	return nil
+}
 
 // Rat is q exactly.
 func Rat(q resource.Quantity) *big.Rat {

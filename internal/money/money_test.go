@@ -1,6 +1,7 @@
 package money_test
 
 import (
+	"encoding/json"
 	"math/big"
 	"testing"
 
@@ -119,6 +120,40 @@ func TestQuantity(t *testing.T) {
 			q := tc.m.Quantity()
 			if diff := cmp.Diff(tc.want, q.String()); diff != "" {
 				t.Errorf("Quantity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestJSON(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr bool
+	}{
+		{name: "amount as a string", in: `{"amount": "0.040", "currency": "USD"}`, want: `{"amount":"0.04","currency":"USD"}`},
+		{name: "amount as a number", in: `{"amount": 0.1, "currency": "EUR"}`, want: `{"amount":"0.1","currency":"EUR"}`},
+		{name: "a bare number, as written before the money shape", in: `0.04`, wantErr: true},
+		{name: "no currency", in: `{"amount": "0.04"}`, wantErr: true},
+		{name: "an unknown field", in: `{"amount": "0.04", "currency": "USD", "period": "Hour"}`, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var m money.Money
+			err := json.Unmarshal([]byte(tc.in), &m)
+			if diff := cmp.Diff(tc.wantErr, err != nil); diff != "" {
+				t.Fatalf("Unmarshal(%s) = %v (-want error +got error):\n%s", tc.in, err, diff)
+			}
+			if err != nil {
+				return
+			}
+			out, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(out)); diff != "" {
+				t.Errorf("Marshal (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -2,9 +2,9 @@ package provision
 
 import (
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
@@ -25,8 +25,10 @@ const (
 type Flavor struct {
 	Name        string
 	Allocatable placement.Resources
-	// PricePerHour is what one node costs per hour.
-	PricePerHour float64
+	// PricePerHour is what one node costs per hour; the zero Money for a
+	// flavor without a price, which costs nothing. Every priced flavor of
+	// a Config is in one currency.
+	PricePerHour money.Money
 }
 
 // Config is a cloud provisioner's configuration.
@@ -147,6 +149,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("joinGrace %v and notReadyGrace %v: must be 0 (the default) or more", c.JoinGrace, c.NotReadyGrace)
 	}
 	seen := map[string]bool{}
+	priced := -1
 	for i, f := range c.Flavors {
 		switch {
 		case f.Name == "":
@@ -155,8 +158,14 @@ func (c Config) Validate() error {
 			return fmt.Errorf("flavors[%d] %q: the name is taken by an earlier flavor", i, f.Name)
 		case f.Allocatable.MilliCPU <= 0 || f.Allocatable.Memory <= 0 || f.Allocatable.Pods <= 0:
 			return fmt.Errorf("flavors[%d] %q: CPU, memory and pods must be positive", i, f.Name)
-		case f.PricePerHour < 0 || math.IsNaN(f.PricePerHour) || math.IsInf(f.PricePerHour, 0):
-			return fmt.Errorf("flavors[%d] %q: pricePerHour %g must be a number of at least 0", i, f.Name, f.PricePerHour)
+		case f.PricePerHour.Sign() < 0:
+			return fmt.Errorf("flavors[%d] %q: pricePerHour %s must be at least 0", i, f.Name, f.PricePerHour)
+		case priced >= 0 && !f.PricePerHour.Compatible(c.Flavors[priced].PricePerHour):
+			return fmt.Errorf("flavors[%d] %q: pricePerHour is in %s and flavors[%d] %q in %s; flavors are compared by price, so every one must be in the same currency: %w",
+				i, f.Name, f.PricePerHour.Currency(), priced, c.Flavors[priced].Name, c.Flavors[priced].PricePerHour.Currency(), money.ErrMixedCurrencies)
+		}
+		if f.PricePerHour.Currency() != "" && priced < 0 {
+			priced = i
 		}
 		seen[f.Name] = true
 	}

@@ -1,8 +1,10 @@
 package provision
 
 import (
+	"math/big"
 	"slices"
 
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
@@ -16,7 +18,7 @@ type newNode struct {
 // mix is a set of new nodes and what they cost per hour.
 type mix struct {
 	nodes []newNode
-	cost  float64
+	cost  money.Money
 }
 
 // groups counts m's nodes by flavor, in the order of flavors.
@@ -46,7 +48,9 @@ func (m mix) groups(flavors []Flavor) []NodeGroup {
 // The mixes tried are one per flavor (every node of that flavor, or of the
 // cheapest one that holds a pod it cannot) and a greedy one that opens each
 // node with the flavor of the lowest price for what it would hold; the
-// cheapest wins, and among equals the one with fewer nodes.
+// cheapest wins, and among equals the one with fewer nodes. Prices are
+// compared exactly (internal/money); Config.Validate has checked that
+// every priced flavor is in one currency.
 func cheapestMix(pods []placement.Resources, flavors []Flavor) (mix, []placement.Resources) {
 	var fit, unfit []placement.Resources
 	for _, p := range decreasing(pods) {
@@ -65,7 +69,7 @@ func cheapestMix(pods []placement.Resources, flavors []Flavor) (mix, []placement
 	}
 	best := candidates[0]
 	for _, c := range candidates[1:] {
-		if c.cost < best.cost-1e-9 || (c.cost <= best.cost+1e-9 && len(c.nodes) < len(best.nodes)) {
+		if d := cmpMoney(c.cost, best.cost); d < 0 || (d == 0 && len(c.nodes) < len(best.nodes)) {
 			best = c
 		}
 	}
@@ -107,7 +111,8 @@ func greedyMix(pods []placement.Resources, flavors []Flavor) mix {
 	ref := largest(flavors)
 	rest := slices.Clone(pods)
 	for len(rest) > 0 {
-		bestFlavor, bestScore := -1, 0.0
+		bestFlavor := -1
+		var bestScore money.Money
 		var bestLeft []placement.Resources
 		var bestUsed placement.Resources
 		for i, f := range flavors {
@@ -115,9 +120,8 @@ func greedyMix(pods []placement.Resources, flavors []Flavor) mix {
 				continue
 			}
 			used, left := fill(rest, f.Allocatable)
-			share := max(float64(used.MilliCPU)/float64(ref.MilliCPU), float64(used.Memory)/float64(ref.Memory))
-			score := f.PricePerHour / share
-			if bestFlavor < 0 || score < bestScore || (score == bestScore && cheaper(f, flavors[bestFlavor])) {
+			score := f.PricePerHour.QuoRat(share(used, ref))
+			if d := cmpMoney(score, bestScore); bestFlavor < 0 || d < 0 || (d == 0 && cheaper(f, flavors[bestFlavor])) {
 				bestFlavor, bestScore, bestLeft, bestUsed = i, score, left, used
 			}
 		}
@@ -125,6 +129,26 @@ func greedyMix(pods []placement.Resources, flavors []Flavor) mix {
 		rest = bestLeft
 	}
 	return rightSize(m, flavors)
+}
+
+// share is the larger of the fractions of ref's CPU and memory that used
+// takes, exactly; never zero, as fill packs at least the pod a node is
+// opened for and a pod asks for CPU or memory (sized).
+func share(used, ref placement.Resources) *big.Rat {
+	cpu, mem := new(big.Rat), new(big.Rat)
+	if ref.MilliCPU > 0 {
+		cpu.SetFrac64(used.MilliCPU, ref.MilliCPU)
+	}
+	if ref.Memory > 0 {
+		mem.SetFrac64(used.Memory, ref.Memory)
+	}
+	if cpu.Cmp(mem) < 0 {
+		cpu = mem
+	}
+	if cpu.Sign() == 0 {
+		return big.NewRat(1, 1)
+	}
+	return cpu
 }
 
 // fill packs pods, in order, into one node of size and returns what it
@@ -157,22 +181,29 @@ func placeInto(m *mix, p placement.Resources, flavors []Flavor) bool {
 // rightSize gives every node of m the cheapest flavor that holds what it
 // got, and prices m.
 func rightSize(m mix, flavors []Flavor) mix {
-	m.cost = 0
+	m.cost = money.Money{}
 	for j := range m.nodes {
 		n := &m.nodes[j]
 		if f := cheapestFor(n.used, flavors); f >= 0 && cheaper(flavors[f], flavors[n.flavor]) {
 			n.flavor = f
 		}
-		m.cost += flavors[n.flavor].PricePerHour
+		// One currency (Config.Validate), so Add cannot fail.
+		m.cost, _ = m.cost.Add(flavors[n.flavor].PricePerHour)
 	}
 	return m
+}
+
+// cmpMoney compares two amounts of the one currency of a Config's flavors.
+func cmpMoney(a, b money.Money) int {
+	c, _ := a.Cmp(b)
+	return c
 }
 
 // cheaper orders flavors by price, then, among flavors of one price, by
 // size, so that the smaller one is taken.
 func cheaper(a, b Flavor) bool {
-	if a.PricePerHour != b.PricePerHour {
-		return a.PricePerHour < b.PricePerHour
+	if c := cmpMoney(a.PricePerHour, b.PricePerHour); c != 0 {
+		return c < 0
 	}
 	if a.Allocatable.MilliCPU != b.Allocatable.MilliCPU {
 		return a.Allocatable.MilliCPU < b.Allocatable.MilliCPU

@@ -5,9 +5,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 )
+
+// usd is amount US dollars.
+func usd(amount string) money.Money { return money.New(resource.MustParse(amount), "USD") }
 
 func res(milli int64, memGi int64) placement.Resources {
 	return placement.Resources{MilliCPU: milli, Memory: memGi * gi, Pods: 1}
@@ -15,10 +20,10 @@ func res(milli int64, memGi int64) placement.Resources {
 
 func TestCheapestMix(t *testing.T) {
 	flavors := []Flavor{
-		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.1},
-		{Name: "medium", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.2},
-		{Name: "large", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 32 * gi, Pods: 110}, PricePerHour: 0.4},
-		{Name: "highcpu", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.34},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 8 * gi, Pods: 110}, PricePerHour: usd("0.1")},
+		{Name: "medium", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 16 * gi, Pods: 110}, PricePerHour: usd("0.2")},
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 32 * gi, Pods: 110}, PricePerHour: usd("0.4")},
+		{Name: "highcpu", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: usd("0.34")},
 	}
 	tests := []struct {
 		name      string
@@ -81,8 +86,8 @@ func TestCheapestMix(t *testing.T) {
 
 func BenchmarkCheapestMix(b *testing.B) {
 	flavors := []Flavor{
-		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.1},
-		{Name: "large", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 32 * gi, Pods: 110}, PricePerHour: 0.4},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 8 * gi, Pods: 110}, PricePerHour: usd("0.1")},
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 32 * gi, Pods: 110}, PricePerHour: usd("0.4")},
 	}
 	var pods []placement.Resources
 	for i := range 500 {

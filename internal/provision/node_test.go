@@ -39,7 +39,7 @@ func TestNodeConditions(t *testing.T) {
 			name: "a cordoned node's room is not free: what fits only there buys a node",
 			steps: []step{
 				{0, obs(cloud(busy, registered(node("n2", 0, true), 0, true, true)), cpu(2000)),
-					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas unschedulable (0.20/h)"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas unschedulable (0.20 USD/h)"}},
 			},
 		},
 		{
@@ -81,7 +81,7 @@ func TestNodeConditions(t *testing.T) {
 			steps: []step{
 				{0, obs(cloud(busy, empty)), Decision{Action: None}},
 				{time.Minute, obs(cloud(busy, registered(node("n2", 0, false), 0, false, false)), cpu(2000)),
-					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas unschedulable (0.20/h)"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas unschedulable (0.20 USD/h)"}},
 				{5 * time.Minute, obs(cloud(busy, registered(node("n2", 0, false), 0, false, false), registered(node("n4", 0, true), 2*time.Minute, true, false))), Decision{Action: None}},
 				{11 * time.Minute, obs(cloud(busy, registered(node("n2", 0, false), 0, false, false), registered(node("n4", 0, true), 2*time.Minute, true, false))),
 					Decision{Action: RemoveNodes, Remove: []string{"n2"}, Reason: "NotReady for 10m0s: removed, and replaced if its pods fit nowhere else"}},
@@ -93,7 +93,7 @@ func TestNodeConditions(t *testing.T) {
 			steps: []step{
 				{0, obs(cloud(flavor(busy, "xlarge"), empty)), Decision{Action: None}},
 				{time.Minute, obs(cloud(flavor(busy, "xlarge"), registered(node("n2", 0, false), 0, false, false))),
-					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "minimum nodes (0.20/h)"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "minimum nodes (0.20 USD/h)"}},
 			},
 		},
 		{
@@ -126,7 +126,7 @@ func TestNodeConditions(t *testing.T) {
 			name: "a node of a removed flavor is drained once its pods fit elsewhere, without waiting, and bought room for first",
 			steps: []step{
 				{0, obs(cloud(flavor(busy, "old"), registered(node("n2", 2000, true, cpu(2000)), 0, true, false))),
-					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas on nodes of removed flavors (0.20/h)"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "1 replicas on nodes of removed flavors (0.20 USD/h)"}},
 				{time.Minute, obs(cloud(flavor(busy, "old"), registered(node("n2", 2000, true, cpu(2000)), 0, true, false), node("coming-1", 0, false))), Decision{Action: None}},
 				{3 * time.Minute, obs(cloud(flavor(busy, "old"), registered(node("n2", 2000, true, cpu(2000)), 0, true, false), registered(node("n4", 0, true), 2*time.Minute, true, false))),
 					Decision{Action: RemoveNodes, Drain: []string{"n1"}, Reason: "flavor no longer in the flavors: its pods fit on the other cloud nodes"}},
@@ -151,10 +151,10 @@ func TestNodeConditions(t *testing.T) {
 func TestMinNodesPriced(t *testing.T) {
 	cfg := config(Reactive)
 	cfg.MinNodes = 3
-	cfg.Flavors = append(cfg.Flavors, Flavor{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 4 * gi, Pods: 110}, PricePerHour: 0.1})
+	cfg.Flavors = append(cfg.Flavors, Flavor{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 4 * gi, Pods: 110}, PricePerHour: usd("0.1")})
 	p := New(cfg)
 	got := p.Decide(Observation{Now: start, Capacity: placement.Resources{MilliCPU: 70000, Memory: 220 * gi}, Unschedulable: []placement.Resources{cpu(6000)}})
-	want := Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}, {Flavor: "small", Nodes: 2}}, Reason: "1 replicas unschedulable (0.60/h)"}
+	want := Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}, {Flavor: "small", Nodes: 2}}, Reason: "1 replicas unschedulable (0.60 USD/h)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Decide (-want +got):\n%s", diff)
 	}
@@ -189,9 +189,9 @@ func TestGroups(t *testing.T) {
 // TestPadFlavor: MinNodes is reached with the cheapest flavor, and of
 // flavors of one price with the smallest, whatever the order listed.
 func TestPadFlavor(t *testing.T) {
-	large := Flavor{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.2}
-	small := Flavor{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 4 * gi, Pods: 110}, PricePerHour: 0.2}
-	cheap := Flavor{Name: "cheap", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.1}
+	large := Flavor{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: usd("0.2")}
+	small := Flavor{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 4 * gi, Pods: 110}, PricePerHour: usd("0.2")}
+	cheap := Flavor{Name: "cheap", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: usd("0.1")}
 	tests := []struct {
 		name    string
 		flavors []Flavor

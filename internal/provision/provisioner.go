@@ -219,7 +219,7 @@ func explain(o Observation, m mix, unfit []placement.Resources, extra, moving in
 	if len(parts) == 0 {
 		parts = append(parts, "minimum nodes")
 	}
-	return strings.Join(parts, ", ") + fmt.Sprintf(" (%.2f/h)", m.cost)
+	return strings.Join(parts, ", ") + " (" + m.cost.Format(2) + "/h)"
 }
 
 func (p *Provisioner) provision(o Observation) Decision {

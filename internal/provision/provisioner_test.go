@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 )
 
@@ -19,8 +21,8 @@ func config(mode Mode) Config {
 	return Config{
 		Mode: mode,
 		Flavors: []Flavor{
-			{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: 0.2},
-			{Name: "xlarge", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: 0.4},
+			{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 8 * gi, Pods: 110}, PricePerHour: usd("0.2")},
+			{Name: "xlarge", Allocatable: placement.Resources{MilliCPU: 8000, Memory: 16 * gi, Pods: 110}, PricePerHour: usd("0.4")},
 		},
 		MinNodes: 1, MaxNodes: 10,
 		ClusterDelay: 5 * time.Minute, NodeDelay: 2 * time.Minute, Period: 30 * time.Second,
@@ -126,7 +128,7 @@ func TestProvisioner(t *testing.T) {
 			steps: []step{
 				{0, Observation{Capacity: capacity, Demand: cpu(60000)}, Decision{Action: None, Reason: "member clusters have room"}},
 				{time.Minute, Observation{Capacity: capacity, Demand: cpu(72000), Unschedulable: []placement.Resources{cpu(3000), cpu(3000), cpu(1000)}},
-					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "3 replicas unschedulable (0.40/h)"}},
+					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "3 replicas unschedulable (0.40 USD/h)"}},
 			},
 		},
 		{
@@ -141,15 +143,15 @@ func TestProvisioner(t *testing.T) {
 				// = 17, and room for the largest: 18 replicas of 1 CPU, 10
 				// of which fit in the free space of the members.
 				{6 * time.Minute, rising(52, free),
-					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40/h)"}},
+					Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40 USD/h)"}},
 			},
 		},
 		{
 			name: "predictive grows a cluster being provisioned when the forecast outgrows it",
 			mode: Predictive,
 			steps: provisioningSteps(
-				Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40/h)"},
-				Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "4 replicas unschedulable, forecast needs room for 3 more (0.20/h)"}),
+				Decision{Action: ProvisionCluster, Add: []NodeGroup{{Flavor: "xlarge", Nodes: 1}}, Reason: "forecast needs room for 8 more (0.40 USD/h)"},
+				Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "4 replicas unschedulable, forecast needs room for 3 more (0.20 USD/h)"}),
 		},
 		{
 			name: "reactive waits for the cluster being provisioned",
@@ -174,7 +176,7 @@ func TestProvisioner(t *testing.T) {
 					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))}, Decision{Action: None}},
 				{time.Minute, Observation{Capacity: capacity, Unschedulable: []placement.Resources{cpu(2000), cpu(2000), cpu(2000)},
 					Cloud: ready(1, node("n1", 3000, true, cpu(3000)), node("n2", 0, false))},
-					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "3 replicas unschedulable (0.20/h)"}},
+					Decision{Action: AddNodes, Add: []NodeGroup{{Flavor: "large", Nodes: 1}}, Reason: "3 replicas unschedulable (0.20 USD/h)"}},
 			},
 		},
 		{
@@ -351,6 +353,12 @@ func TestTrend(t *testing.T) {
 func TestValidate(t *testing.T) {
 	bad := config(Predictive)
 	bad.TargetUtilization = 0
+	mixed := config(Reactive)
+	mixed.Flavors[1].PricePerHour = money.New(resource.MustParse("0.4"), "EUR")
+	unpriced := config(Reactive)
+	unpriced.Flavors[0].PricePerHour = money.Money{}
+	negative := config(Reactive)
+	negative.Flavors[1].PricePerHour = usd("-0.4")
 	tests := []struct {
 		name string
 		cfg  Config
@@ -359,6 +367,9 @@ func TestValidate(t *testing.T) {
 		{"valid", config(Predictive), ""},
 		{"mode", Config{Mode: "Sometimes"}, `mode "Sometimes": must be "Reactive" or "Predictive"`},
 		{"target utilization", bad, "targetUtilization 0: must be in (0, 1]"},
+		{"flavors in two currencies", mixed, `flavors[1] "xlarge": pricePerHour is in EUR and flavors[0] "large" in USD; flavors are compared by price, so every one must be in the same currency: ` + money.ErrMixedCurrencies.Error()},
+		{"an unpriced flavor beside a priced one costs nothing", unpriced, ""},
+		{"a negative price", negative, `flavors[1] "xlarge": pricePerHour -0.4000 USD must be at least 0`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -218,7 +218,7 @@ func (c *cloudState) comingState(n *cluster.Node) provision.NodeState {
 
 // pay starts (n 1) or stops (n -1) paying for a node of flavor f.
 func (w *world) pay(f provision.Flavor, n int) {
-	w.rec.billing.change(w.eng.Now(), float64(n)*float64(f.Allocatable.MilliCPU)/1000, float64(n)*f.PricePerHour)
+	w.rec.billing.change(w.eng.Now(), float64(n)*float64(f.Allocatable.MilliCPU)/1000, float64(n)*f.PricePerHour.Float64())
 }
 
 // orderNodes asks for the nodes of d, paying for them from now.

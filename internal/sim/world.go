@@ -10,6 +10,7 @@ import (
 
 	"github.com/meridian-dev/meridian/internal/autoscale"
 	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/cluster"
@@ -252,10 +253,14 @@ func provisionConfig(sc *scenario.Scenario, pol scenario.Policy) provision.Confi
 		TrendWindow:       pol.TrendWindow,
 	}
 	for _, f := range c.Flavors {
+		var price money.Money
+		if p := f.PricePerHour; p != nil {
+			price = money.New(p.Amount, p.Currency)
+		}
 		cfg.Flavors = append(cfg.Flavors, provision.Flavor{
 			Name:         f.Name,
 			Allocatable:  placement.Resources{MilliCPU: f.CPU.MilliValue(), Memory: f.Memory.Value(), Pods: f.Pods},
-			PricePerHour: f.PricePerHour,
+			PricePerHour: price,
 		})
 	}
 	return cfg

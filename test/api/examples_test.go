@@ -175,6 +175,18 @@ func exampleObject(t *testing.T, file, kind string) *unstructured.Unstructured {
 	return nil
 }
 
+// flavor is the i-th of a CloudProvisioner's spec.flavors, to change in
+// place.
+func flavor(t *testing.T, u *unstructured.Unstructured, i int) map[string]any {
+	t.Helper()
+	spec, _ := u.Object["spec"].(map[string]any)
+	flavors, _ := spec["flavors"].([]any)
+	if i >= len(flavors) {
+		t.Fatalf("no flavors[%d] in %s", i, u.GetName())
+	}
+	return flavors[i].(map[string]any)
+}
+
 func set(t *testing.T, u *unstructured.Unstructured, value any, path ...string) {
 	t.Helper()
 	if err := unstructured.SetNestedField(u.Object, value, path...); err != nil {
@@ -321,6 +333,38 @@ func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
 			return u
 		},
 		want: []string{"spec.provider", `Unsupported value: "DigitalOcean"`},
+	}, {
+		name: "flavor price without its currency, as written before the money shape",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			flavor(t, u, 0)["pricePerHour"] = "0.16"
+			return u
+		},
+		want: []string{"spec.flavors[0].pricePerHour", "must be of type object"},
+	}, {
+		name: "flavor price without a currency",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			flavor(t, u, 0)["pricePerHour"] = map[string]any{"amount": "0.16"}
+			return u
+		},
+		want: []string{"spec.flavors[0].pricePerHour.currency", "Required value"},
+	}, {
+		name: "negative flavor price",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			flavor(t, u, 0)["pricePerHour"] = map[string]any{"amount": "-0.16", "currency": "USD"}
+			return u
+		},
+		want: []string{"spec.flavors[0].pricePerHour.amount", "must not be negative"},
+	}, {
+		name: "flavors priced in two currencies",
+		obj: func() *unstructured.Unstructured {
+			u := cp()
+			flavor(t, u, 1)["pricePerHour"] = map[string]any{"amount": "0.30", "currency": "EUR"}
+			return u
+		},
+		want: []string{"spec.flavors", "must be in one currency"},
 	}, {
 		name: "inline kubeconfig in a cluster",
 		obj: func() *unstructured.Unstructured {

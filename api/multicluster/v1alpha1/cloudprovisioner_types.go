@@ -119,12 +119,14 @@ type CloudProvisionerSpec struct {
 	// pool each (one MachineDeployment with Cluster API, one kwok node
 	// group on the testbed). For the replicas that fit nowhere the
 	// provisioner chooses the cheapest mix of flavors they pack into, and
-	// never a flavor too small for a replica.
+	// never a flavor too small for a replica. Prices are compared, so
+	// every priced flavor is in one currency.
 	// +required
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(f, !has(f.pricePerHour) || self.all(g, !has(g.pricePerHour) || g.pricePerHour.currency == f.pricePerHour.currency))",message="every flavor's pricePerHour must be in one currency: the provisioner compares flavors by price"
 	Flavors []CloudFlavor `json:"flavors"`
 
 	// minNodes is the fewest worker nodes while the cluster exists.
@@ -188,13 +190,13 @@ type CloudFlavor struct {
 	// +kubebuilder:validation:Maximum=1000
 	Pods int32 `json:"pods,omitempty"`
 
-	// pricePerHour of one node, in the currency the cloud bills, as a
-	// decimal such as "0.16". The provisioner compares flavors by it;
-	// flavors without a price cost nothing, so the smallest that fits wins.
+	// pricePerHour is what one node of the flavor costs for one hour, in
+	// the currency the cloud bills, such as {amount: "0.16", currency:
+	// USD}. The provisioner compares flavors by it, so every priced flavor
+	// is in one currency; flavors without a price cost nothing, so the
+	// smallest that fits wins.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
-	PricePerHour string `json:"pricePerHour,omitempty"`
+	PricePerHour *Money `json:"pricePerHour,omitempty"`
 }
 
 // LabelNodePool is the label on a cloud node that names its node pool

@@ -1,5 +1,29 @@
 package v1alpha1
 
+import "k8s.io/apimachinery/pkg/api/resource"
+
+// The rule reads the sign off the text: quantity() on an amount of
+// unbounded length, in a list, exceeds the API server's cost budget.
+// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
+
+// Money is an amount in a currency. The field that holds it says what the
+// amount pays for and for how long (pricePerHour: one node for one hour),
+// and one object never mixes currencies where amounts are compared or
+// added.
+type Money struct {
+	// amount is a decimal such as "0.16". The API server keeps it as a
+	// quantity, which Go clients write in its canonical form ("160m").
+	// +required
+	Amount resource.Quantity `json:"amount"`
+
+	// currency of the amount, an ISO 4217 code such as "EUR" or "USD".
+	// +required
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=3
+	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
+	Currency string `json:"currency"`
+}
+
 // SecretReference names a Secret, and optionally one key in it.
 type SecretReference struct {
 	// name of the Secret.

@@ -3,7 +3,6 @@ package cloudprovisioner
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 )
@@ -40,6 +40,8 @@ func pools(cp *multiclusterv1alpha1.CloudProvisioner) ([]cloud.Pool, []provision
 	var errs field.ErrorList
 	var ps []cloud.Pool
 	var fs []provision.Flavor
+	var currency *field.Path // the first priced flavor's pricePerHour.currency
+	var first string         // and its value
 	add := func(path *field.Path, name, instanceType string, f multiclusterv1alpha1.CloudFlavor) {
 		if f.CPU.Sign() <= 0 {
 			errs = append(errs, field.Invalid(path.Child("cpu"), f.CPU.String(), "must be positive, such as 4 or 3500m"))
@@ -47,11 +49,23 @@ func pools(cp *multiclusterv1alpha1.CloudProvisioner) ([]cloud.Pool, []provision
 		if f.Memory.Sign() <= 0 {
 			errs = append(errs, field.Invalid(path.Child("memory"), f.Memory.String(), "must be positive, such as 16Gi"))
 		}
-		price := 0.0
-		if f.PricePerHour != "" {
-			var err error
-			if price, err = strconv.ParseFloat(f.PricePerHour, 64); err != nil || price < 0 {
-				errs = append(errs, field.Invalid(path.Child("pricePerHour"), f.PricePerHour, "must be a decimal of at least 0, such as 0.16"))
+		var price money.Money
+		if p := f.PricePerHour; p != nil {
+			price = money.New(p.Amount, p.Currency)
+			pp := path.Child("pricePerHour")
+			if price.Sign() < 0 {
+				errs = append(errs, field.Invalid(pp.Child("amount"), p.Amount.String(), "must be a decimal of at least 0, such as 0.16"))
+			}
+			if err := money.ValidCurrency(p.Currency); err != nil {
+				errs = append(errs, field.Invalid(pp.Child("currency"), p.Currency, "must be an ISO 4217 code such as USD"))
+			}
+			switch {
+			case currency == nil:
+				currency = pp.Child("currency")
+				first = p.Currency
+			case p.Currency != first:
+				errs = append(errs, field.Invalid(pp.Child("currency"), p.Currency,
+					fmt.Sprintf("must be %s, the currency of %s: the provisioner compares flavors by price", first, currency)))
 			}
 		}
 		pods := int64(f.Pods)
@@ -117,7 +131,7 @@ func sameConfig(cfg provision.Config, cp *multiclusterv1alpha1.CloudProvisioner,
 	}
 	for i := range cfg.Flavors {
 		a, b := cfg.Flavors[i], want.Flavors[i]
-		if a.Name != b.Name || a.PricePerHour != b.PricePerHour || a.Allocatable.MilliCPU != b.Allocatable.MilliCPU ||
+		if a.Name != b.Name || !a.PricePerHour.Equal(b.PricePerHour) || a.Allocatable.MilliCPU != b.Allocatable.MilliCPU ||
 			a.Allocatable.Memory != b.Allocatable.Memory || a.Allocatable.Pods != b.Allocatable.Pods {
 			return false
 		}

@@ -1,7 +1,6 @@
 package cloudprovisioner
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,11 +8,20 @@ import (
 	"k8s.io/utils/ptr"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 func TestPools(t *testing.T) {
 	flavor := func(name, cpu, price string) multiclusterv1alpha1.CloudFlavor {
-		return multiclusterv1alpha1.CloudFlavor{Name: name, CPU: resource.MustParse(cpu), Memory: resource.MustParse("8Gi"), PricePerHour: price}
+		f := multiclusterv1alpha1.CloudFlavor{Name: name, CPU: resource.MustParse(cpu), Memory: resource.MustParse("8Gi")}
+		if price != "" {
+			f.PricePerHour = &multiclusterv1alpha1.Money{Amount: resource.MustParse(price), Currency: "USD"}
+		}
+		return f
+	}
+	inEUR := func(f multiclusterv1alpha1.CloudFlavor) multiclusterv1alpha1.CloudFlavor {
+		f.PricePerHour.Currency = "EUR"
+		return f
 	}
 	tests := []struct {
 		name    string
@@ -24,16 +32,26 @@ func TestPools(t *testing.T) {
 		{
 			name: "flavors are pools, the instance type defaulting to the name",
 			spec: multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "0.08"), flavor("large", "8", "0.32")}},
-			want: []string{"small small 2 0.08/h", "large large 8 0.32/h"},
+			want: []string{"small small 2 0.08 USD/h", "large large 8 0.32 USD/h"},
+		},
+		{
+			name: "a flavor without a price costs nothing",
+			spec: multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", ""), flavor("large", "8", "0.32")}},
+			want: []string{"small small 2 0.00/h", "large large 8 0.32 USD/h"},
+		},
+		{
+			name:    "flavors priced in two currencies are not compared",
+			spec:    multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "2", "0.08"), inEUR(flavor("large", "8", "0.30"))}},
+			wantErr: `invalid CloudProvisioner spec: spec.flavors[large].pricePerHour.currency: Invalid value: "EUR": must be USD, the currency of spec.flavors[small].pricePerHour.currency: the provisioner compares flavors by price`,
 		},
 		{
 			name:    "neither",
 			wantErr: "invalid CloudProvisioner spec: spec.flavors: Required value: at least one flavor (name, cpu, memory, pricePerHour)",
 		},
 		{
-			name:    "a flavor without CPU and a bad price",
-			spec:    multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "0", "cheap")}},
-			wantErr: `invalid CloudProvisioner spec: [spec.flavors[small].cpu: Invalid value: "0": must be positive, such as 4 or 3500m, spec.flavors[small].pricePerHour: Invalid value: "cheap": must be a decimal of at least 0, such as 0.16]`,
+			name:    "a flavor without CPU and a negative price",
+			spec:    multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{flavor("small", "0", "-0.08")}},
+			wantErr: `invalid CloudProvisioner spec: [spec.flavors[small].cpu: Invalid value: "0": must be positive, such as 4 or 3500m, spec.flavors[small].pricePerHour.amount: Invalid value: "-80m": must be a decimal of at least 0, such as 0.16]`,
 		},
 	}
 	for _, tc := range tests {
@@ -57,7 +75,12 @@ func TestPools(t *testing.T) {
 	}
 }
 
-func formatPrice(p float64) string { return fmt.Sprintf("%.2f/h", p) }
+// usdPerHour is a flavor's price of amount US dollars an hour.
+func usdPerHour(amount string) *multiclusterv1alpha1.Money {
+	return &multiclusterv1alpha1.Money{Amount: resource.MustParse(amount), Currency: "USD"}
+}
+
+func formatPrice(p money.Money) string { return p.Format(2) + "/h" }
 
 func TestJobAsked(t *testing.T) {
 	tests := []struct {

@@ -290,7 +290,7 @@ func TestDrainedNodeRemovalSurvivesARestart(t *testing.T) {
 	cp.Spec.CloudClusterName = "cloud"
 	cp.Spec.Backend = multiclusterv1alpha1.BackendTestbed
 	cp.Spec.Provider, cp.Spec.Region, cp.Spec.MaxNodes = "Testbed", "local", 4
-	cp.Spec.Flavors = []multiclusterv1alpha1.CloudFlavor{{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi"), PricePerHour: "0.1"}}
+	cp.Spec.Flavors = []multiclusterv1alpha1.CloudFlavor{{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi"), PricePerHour: usdPerHour("0.1")}}
 	if err := c.Create(t.Context(), cp); err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 )
@@ -17,8 +19,8 @@ import (
 // cheapest flavor.
 func TestRetireAndAdopt(t *testing.T) {
 	flavors := []provision.Flavor{
-		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: 0.4},
-		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: money.New(resource.MustParse("0.4"), "USD")},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: money.New(resource.MustParse("0.1"), "USD")},
 	}
 	tests := []struct {
 		name     string
@@ -56,8 +58,8 @@ func TestRetireAndAdopt(t *testing.T) {
 	// Of two flavors of one price the provisioner pads with the smaller,
 	// whatever their order; adopt pads the same pool.
 	samePrice := []provision.Flavor{
-		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
-		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: 0.1},
+		{Name: "large", Allocatable: placement.Resources{MilliCPU: 4000, Memory: 1, Pods: 1}, PricePerHour: money.New(resource.MustParse("0.1"), "USD")},
+		{Name: "small", Allocatable: placement.Resources{MilliCPU: 2000, Memory: 1, Pods: 1}, PricePerHour: money.New(resource.MustParse("0.1"), "USD")},
 	}
 	adoptions := []struct {
 		name    string

@@ -38,8 +38,8 @@ func TestGrowsAClusterBeingProvisioned(t *testing.T) {
 	cp.Spec.Provider, cp.Spec.Region, cp.Spec.MaxNodes = "Testbed", "local", 6
 	cp.Spec.Mode = multiclusterv1alpha1.ModePredictive
 	cp.Spec.Flavors = []multiclusterv1alpha1.CloudFlavor{
-		{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi"), PricePerHour: "0.1"},
-		{Name: "large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), PricePerHour: "0.2"},
+		{Name: "medium", CPU: resource.MustParse("2"), Memory: resource.MustParse("4Gi"), PricePerHour: usdPerHour("0.1")},
+		{Name: "large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), PricePerHour: usdPerHour("0.2")},
 	}
 	if err := c.Create(t.Context(), cp); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sim/scenario"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
@@ -53,8 +54,8 @@ func TrainingScenario(seed uint64, window time.Duration) *scenario.Scenario {
 		}
 	}
 	sc.Cloud = &scenario.Cloud{Name: "cloud", MaxNodes: 20, Flavors: []scenario.Flavor{
-		{Name: "m1.large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), Pods: 110, PricePerHour: 0.16},
-		{Name: "m1.xlarge", CPU: resource.MustParse("8"), Memory: resource.MustParse("16Gi"), Pods: 110, PricePerHour: 0.32},
+		{Name: "m1.large", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), Pods: 110, PricePerHour: usdPerHour("0.16")},
+		{Name: "m1.xlarge", CPU: resource.MustParse("8"), Memory: resource.MustParse("16Gi"), Pods: 110, PricePerHour: usdPerHour("0.32")},
 	}}
 	// VI-B submits 16 tasks of one replica an hour per member core and
 	// bursts to the cloud; tasks here have about two replicas, so 5 to 11
@@ -81,4 +82,9 @@ func TrainingScenario(seed uint64, window time.Duration) *scenario.Scenario {
 	seedCopy := seed
 	sc.Seed = &seedCopy
 	return sc
+}
+
+// usdPerHour is a flavor's price of amount US dollars an hour.
+func usdPerHour(amount string) *multiclusterv1alpha1.Money {
+	return &multiclusterv1alpha1.Money{Amount: resource.MustParse(amount), Currency: "USD"}
 }

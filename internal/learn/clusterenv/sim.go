@@ -107,9 +107,11 @@ func cloudNodes(c *scenario.Cloud) (placement.Resources, int, float64) {
 	if n == 0 {
 		n = 20
 	}
+	// The price is a feature of the learned scorer, not a decision on
+	// money: a float is enough.
 	price := 0.0
-	if cores := float64(best.CPU.MilliValue()) / 1000; cores > 0 {
-		price = best.PricePerHour / cores
+	if cores := float64(best.CPU.MilliValue()) / 1000; cores > 0 && best.PricePerHour != nil {
+		price = best.PricePerHour.Amount.AsApproximateFloat64() / cores
 	}
 	return placement.Resources{MilliCPU: best.CPU.MilliValue(), Memory: best.Memory.Value(), Pods: pods}, n, price
 }

@@ -142,6 +142,17 @@ func TestMalformed(t *testing.T) {
 			want: "bad.yaml:12:42: outages[1]: overlaps outages[0] of \"a\": give one outage per stretch of time",
 		},
 		{
+			name: "a flavor's price without its currency, as written before the money shape",
+			old:  "workload:", new: "cloud: {name: c, flavors: [{name: f, cpu: \"4\", memory: 8Gi, pricePerHour: 0.16}]}\nworkload:",
+			want: `bad.yaml:10:75: cloud.flavors[0].pricePerHour: want a mapping, got "0.16"`,
+		},
+		{
+			name: "flavors priced in two currencies",
+			old:  "a: {b: 5}\nworkload:", new: "a: {b: 5, c: 5}\n  b: {c: 5}\ncloud: {name: c, flavors: [{name: f, cpu: \"4\", memory: 8Gi, pricePerHour: {amount: \"0.16\", currency: USD}}, " +
+				"{name: g, cpu: \"8\", memory: 16Gi, pricePerHour: {amount: \"0.3\", currency: EUR}}]}\nworkload:",
+			want: `bad.yaml:11:183: cloud.flavors[1].pricePerHour.currency: "EUR": must be USD, the currency of cloud.flavors[0].pricePerHour.currency: flavors are compared by price`,
+		},
+		{
 			name: "not YAML",
 			old:  "name: minimal", new: "name: [minimal",
 			want: "bad.yaml:1:1: (document): not valid YAML: line 1: did not find expected ',' or ']'",

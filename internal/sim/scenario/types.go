@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
 )
 
@@ -85,7 +86,9 @@ type Flavor struct {
 	CPU          resource.Quantity `json:"cpu"`
 	Memory       resource.Quantity `json:"memory"`
 	Pods         int64             `json:"pods,omitempty"`
-	PricePerHour float64           `json:"pricePerHour,omitempty"`
+	// PricePerHour is one node's price for an hour, as a CloudProvisioner
+	// writes it: {amount: "0.16", currency: USD}.
+	PricePerHour *multiclusterv1alpha1.Money `json:"pricePerHour,omitempty"`
 }
 
 // Workload is what is submitted during the run: generated tasks, tasks from

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/placement"
 	"github.com/meridian-dev/meridian/internal/provision"
 	"github.com/meridian-dev/meridian/internal/sim/workload"
@@ -158,6 +159,7 @@ func (v *validator) cloud(c *Cloud) {
 	if len(c.Flavors) == 0 {
 		v.add("cloud.flavors", "at least one flavor is needed")
 	}
+	var currency, currencyAt string
 	for i, f := range c.Flavors {
 		p := fmt.Sprintf("cloud.flavors[%d]", i)
 		if f.Name == "" {
@@ -165,8 +167,18 @@ func (v *validator) cloud(c *Cloud) {
 		}
 		v.positive(p+".cpu", f.CPU)
 		v.positive(p+".memory", f.Memory)
-		if f.PricePerHour < 0 {
-			v.add(p+".pricePerHour", "%g: must not be negative", f.PricePerHour)
+		if m := f.PricePerHour; m != nil {
+			if m.Amount.Sign() < 0 {
+				v.add(p+".pricePerHour.amount", "%q: must not be negative", m.Amount.String())
+			}
+			switch {
+			case money.ValidCurrency(m.Currency) != nil:
+				v.add(p+".pricePerHour.currency", "%q: must be an ISO 4217 code such as USD", m.Currency)
+			case currency == "":
+				currency, currencyAt = m.Currency, p+".pricePerHour.currency"
+			case m.Currency != currency:
+				v.add(p+".pricePerHour.currency", "%q: must be %s, the currency of %s: flavors are compared by price", m.Currency, currency, currencyAt)
+			}
 		}
 	}
 	if c.MinNodes < 0 {
