@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Phase is the optimizer's phase.
@@ -62,9 +64,9 @@ type Advice struct {
 	// PredictedTarget is the target predicted at Replicas, in production.
 	PredictedTarget *float64 `json:"predicted_target,omitempty"`
 	// Placement and CostPerHour price the advice when clusters are known.
-	Placement   []Share   `json:"placement,omitempty"`
-	CostPerHour *float64  `json:"cost_per_hour,omitempty"`
-	Time        time.Time `json:"time"`
+	Placement   []Share      `json:"placement,omitempty"`
+	CostPerHour *money.Money `json:"cost_per_hour,omitempty"`
+	Time        time.Time    `json:"time"`
 }
 
 // Decide advises a replica count for the workload last observed in last. It

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // queue predicts a latency-like target: load per replica times ten.
@@ -57,7 +59,7 @@ func TestDecideProduction(t *testing.T) {
 		},
 		{
 			name: "cluster capacity caps", config: func(c *Config) {
-				c.Clusters = []ClusterPrice{{Name: "a", PricePerHour: 1, MaxReplicas: 3}, {Name: "b", PricePerHour: 2, MaxReplicas: 3}}
+				c.Clusters = []ClusterPrice{{Name: "a", PricePerHour: usd("1"), MaxReplicas: 3}, {Name: "b", PricePerHour: usd("2"), MaxReplicas: 3}}
 			},
 			last: Sample{Replicas: 5, Inputs: []float64{200}}, want: 6,
 		},
@@ -87,16 +89,16 @@ func TestDecideProduction(t *testing.T) {
 
 func TestDecideCost(t *testing.T) {
 	cfg := testConfig()
-	cfg.Clusters = []ClusterPrice{{Name: "cloud", PricePerHour: 0.3}, {Name: "onprem", PricePerHour: 0.1, MaxReplicas: 2}}
+	cfg.Clusters = []ClusterPrice{{Name: "cloud", PricePerHour: usd("0.3")}, {Name: "onprem", PricePerHour: usd("0.1"), MaxReplicas: 2}}
 	a, _ := Decide(cfg, Status{Phase: PhaseProduction, Predictor: queue{}}, Sample{Replicas: 5, Inputs: []float64{50}}, State{}, t0)
-	want := []Share{{Cluster: "onprem", Replicas: 2, CostPerHour: 0.2}, {Cluster: "cloud", Replicas: 3, CostPerHour: 0.3 * 3}}
-	if diff := cmp.Diff(want, a.Placement, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+	want := []Share{{Cluster: "onprem", Replicas: 2, CostPerHour: usd("0.2")}, {Cluster: "cloud", Replicas: 3, CostPerHour: usd("0.9")}}
+	if diff := cmp.Diff(want, a.Placement); diff != "" {
 		t.Errorf("placement (-want +got):\n%s", diff)
 	}
 	if a.CostPerHour == nil {
 		t.Fatal("no cost per hour")
 	}
-	if diff := cmp.Diff(1.1, *a.CostPerHour, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+	if diff := cmp.Diff(usd("1.1"), *a.CostPerHour); diff != "" {
 		t.Errorf("cost per hour (-want +got):\n%s", diff)
 	}
 }
@@ -153,7 +155,7 @@ func TestExploreVisitsBothDirections(t *testing.T) {
 }
 
 func TestPlace(t *testing.T) {
-	clusters := []ClusterPrice{{Name: "b", PricePerHour: 0.2, MaxReplicas: 2}, {Name: "a", PricePerHour: 0.2, MaxReplicas: 1}, {Name: "c", PricePerHour: 0.5, MaxReplicas: 1}}
+	clusters := []ClusterPrice{{Name: "b", PricePerHour: usd("0.2"), MaxReplicas: 2}, {Name: "a", PricePerHour: usd("0.2"), MaxReplicas: 1}, {Name: "c", PricePerHour: usd("0.5"), MaxReplicas: 1}}
 	for _, tc := range []struct {
 		name     string
 		n        int
@@ -161,13 +163,13 @@ func TestPlace(t *testing.T) {
 		unplaced int
 	}{
 		{name: "none", n: 0},
-		{name: "tie broken by name", n: 1, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: 0.2}}},
-		{name: "spills to dearer", n: 4, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: 0.2}, {Cluster: "b", Replicas: 2, CostPerHour: 0.4}, {Cluster: "c", Replicas: 1, CostPerHour: 0.5}}},
-		{name: "beyond capacity", n: 6, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: 0.2}, {Cluster: "b", Replicas: 2, CostPerHour: 0.4}, {Cluster: "c", Replicas: 1, CostPerHour: 0.5}}, unplaced: 2},
+		{name: "tie broken by name", n: 1, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: usd("0.2")}}},
+		{name: "spills to dearer", n: 4, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: usd("0.2")}, {Cluster: "b", Replicas: 2, CostPerHour: usd("0.4")}, {Cluster: "c", Replicas: 1, CostPerHour: usd("0.5")}}},
+		{name: "beyond capacity", n: 6, want: []Share{{Cluster: "a", Replicas: 1, CostPerHour: usd("0.2")}, {Cluster: "b", Replicas: 2, CostPerHour: usd("0.4")}, {Cluster: "c", Replicas: 1, CostPerHour: usd("0.5")}}, unplaced: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _, unplaced := Place(clusters, tc.n)
-			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("shares (-want +got):\n%s", diff)
 			}
 			if unplaced != tc.unplaced {
@@ -191,7 +193,10 @@ func TestValidate(t *testing.T) {
 		{name: "zero delta", change: func(c *Config) { c.MaxUpscaleDelta = 0 }, field: "maxUpscaleDelta"},
 		{name: "few samples", change: func(c *Config) { c.TrainingSamplesRequired = 3 }, field: "trainingSamplesRequired"},
 		{name: "rule", change: func(c *Config) { c.Rule = "best" }, field: "rule"},
-		{name: "negative price", change: func(c *Config) { c.Clusters = []ClusterPrice{{Name: "a", PricePerHour: -1}} }, field: "clusters[0].pricePerHour"},
+		{name: "negative price", change: func(c *Config) { c.Clusters = []ClusterPrice{{Name: "a", PricePerHour: usd("-1")}} }, field: "clusters[0].pricePerHour"},
+		{name: "prices in two currencies", change: func(c *Config) {
+			c.Clusters = []ClusterPrice{{Name: "a", PricePerHour: usd("0.04")}, {Name: "b", PricePerHour: money.New(resource.MustParse("0.1"), "EUR")}}
+		}, field: "clusters[1].pricePerHour.currency"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testConfig()
@@ -224,3 +229,6 @@ func TestDecideDefaultAdviceMargin(t *testing.T) {
 		t.Errorf("Decide with the default advice margin = %d replicas, want 6 (%s)", a.Replicas, a.Reason)
 	}
 }
+
+// usd is amount US dollars.
+func usd(amount string) money.Money { return money.New(resource.MustParse(amount), "USD") }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Rule selects how the optimizer reports reliability, switches phase and
@@ -49,8 +51,9 @@ type Target struct {
 // ClusterPrice is one cluster the workload may run in, with its price.
 type ClusterPrice struct {
 	Name string
-	// PricePerHour is the price of one replica-hour in this cluster.
-	PricePerHour float64
+	// PricePerHour is the price of one replica-hour in this cluster; every
+	// cluster of a Config is priced in one currency.
+	PricePerHour money.Money
 	// MaxReplicas caps the replicas placed here; zero means no cap.
 	MaxReplicas int
 }
@@ -197,8 +200,11 @@ func (c Config) Validate() error {
 		switch {
 		case cl.Name == "" || names[cl.Name]:
 			return configError(fmt.Sprintf("clusters[%d].name", i), fmt.Sprintf("%q", cl.Name), "must be a non-empty name used once")
-		case !finite(cl.PricePerHour) || cl.PricePerHour < 0:
-			return configError(fmt.Sprintf("clusters[%d].pricePerHour", i), cl.PricePerHour, "must be a finite number, 0 or more")
+		case cl.PricePerHour.Sign() < 0:
+			return configError(fmt.Sprintf("clusters[%d].pricePerHour", i), cl.PricePerHour, "must be 0 or more")
+		case !cl.PricePerHour.Compatible(c.Clusters[0].PricePerHour):
+			return configError(fmt.Sprintf("clusters[%d].pricePerHour.currency", i), fmt.Sprintf("%q", cl.PricePerHour.Currency()),
+				fmt.Sprintf("must be %s, the currency of clusters[0]: the optimizer adds and compares the clusters' prices, so one currency per optimizer", c.Clusters[0].PricePerHour.Currency()))
 		case cl.MaxReplicas < 0:
 			return configError(fmt.Sprintf("clusters[%d].maxReplicas", i), cl.MaxReplicas, "must be 0 (no cap) or more")
 		}

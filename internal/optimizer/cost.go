@@ -3,13 +3,15 @@ package optimizer
 import (
 	"cmp"
 	"slices"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Share is the replicas placed in one cluster.
 type Share struct {
-	Cluster     string  `json:"cluster"`
-	Replicas    int     `json:"replicas"`
-	CostPerHour float64 `json:"cost_per_hour"`
+	Cluster     string      `json:"cluster"`
+	Replicas    int         `json:"replicas"`
+	CostPerHour money.Money `json:"cost_per_hour"`
 }
 
 // clusterCapacity is the sum of the clusters' caps, and false when some
@@ -30,15 +32,20 @@ func clusterCapacity(clusters []ClusterPrice) (int, bool) {
 
 // Place puts n replicas on the cheapest clusters first, each up to its cap,
 // ties broken by name. It returns the shares with at least one replica, their
-// cost per hour and how many replicas found no room.
-func Place(clusters []ClusterPrice, n int) (shares []Share, costPerHour float64, unplaced int) {
+// cost per hour and how many replicas found no room. The prices are
+// counted exactly; Config.Validate has checked that they are in one
+// currency, the cost's.
+func Place(clusters []ClusterPrice, n int) (shares []Share, costPerHour money.Money, unplaced int) {
 	order := slices.Clone(clusters)
 	slices.SortStableFunc(order, func(a, b ClusterPrice) int {
-		if c := cmp.Compare(a.PricePerHour, b.PricePerHour); c != 0 {
+		if c, _ := a.PricePerHour.Cmp(b.PricePerHour); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
+	if len(clusters) > 0 {
+		costPerHour = money.Zero(clusters[0].PricePerHour.Currency())
+	}
 	left := n
 	for _, c := range order {
 		if left == 0 {
@@ -51,9 +58,9 @@ func Place(clusters []ClusterPrice, n int) (shares []Share, costPerHour float64,
 		if k == 0 {
 			continue
 		}
-		cost := float64(k) * c.PricePerHour
+		cost := c.PricePerHour.Mul(int64(k))
 		shares = append(shares, Share{Cluster: c.Name, Replicas: k, CostPerHour: cost})
-		costPerHour += cost
+		costPerHour, _ = costPerHour.Add(cost)
 		left -= k
 	}
 	return shares, costPerHour, left

@@ -75,7 +75,7 @@ func TestOptimizerScalesByTheAdviceOnTheTestbed(t *testing.T) {
 		},
 		Target: multiclusterv1alpha1.OptimizerTarget{
 			OptimizerQuery: multiclusterv1alpha1.OptimizerQuery{Name: "AVG_LAT", Query: "max(meridian_testbed_load_latency_ms" + series + ")"},
-			MinThreshold:   strconv.Itoa(optMinMs), MaxThreshold: strconv.Itoa(optMaxMs),
+			MinThreshold:   *resource.NewQuantity(optMinMs, resource.DecimalSI), MaxThreshold: *resource.NewQuantity(optMaxMs, resource.DecimalSI),
 		},
 		TrainingSamplesRequired: ptr.To[int32](20),
 	}

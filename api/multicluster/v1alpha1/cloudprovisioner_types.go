@@ -196,6 +196,7 @@ type CloudFlavor struct {
 	// is in one currency; flavors without a price cost nothing, so the
 	// smallest that fits wins.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
 	PricePerHour *Money `json:"pricePerHour,omitempty"`
 }
 

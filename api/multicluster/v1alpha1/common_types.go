@@ -2,14 +2,16 @@ package v1alpha1
 
 import "k8s.io/apimachinery/pkg/api/resource"
 
-// The rule reads the sign off the text: quantity() on an amount of
-// unbounded length, in a list, exceeds the API server's cost budget.
-// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
-
 // Money is an amount in a currency. The field that holds it says what the
 // amount pays for and for how long (pricePerHour: one node for one hour),
 // and one object never mixes currencies where amounts are compared or
 // added.
+//
+// That amount is not negative is checked where a Money is used: by a CEL
+// rule on the field where the API server's cost budget allows it (an
+// amount's text has no length limit, so a rule on every item of a long list
+// exceeds the budget), else by the controller that reads it, naming the
+// field.
 type Money struct {
 	// amount is a decimal such as "0.16". The API server keeps it as a
 	// quantity, which Go clients write in its canonical form ("160m").

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -127,11 +128,14 @@ type OptimizerSpec struct {
 	AdviceFreezeInterval *metav1.Duration `json:"adviceFreezeInterval,omitempty"`
 
 	// clusters price the advice: the cheapest clusters are counted first,
-	// and status.optimizer.costPerHour is the advice's cost.
+	// and status.optimizer.lastAdvice.costPerHour is the advice's cost.
+	// Prices are added and compared, so every cluster's pricePerHour is in
+	// one currency.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(c, c.pricePerHour.currency == self[0].pricePerHour.currency)",message="every clusters[].pricePerHour must be in one currency: the optimizer adds and compares them"
 	Clusters []OptimizerClusterPrice `json:"clusters,omitempty"`
 }
 
@@ -153,21 +157,18 @@ type OptimizerQuery struct {
 
 // OptimizerTarget is the target metric's query and its band.
 //
-// +kubebuilder:validation:XValidation:rule="double(self.minThreshold) < double(self.maxThreshold)",message="target.minThreshold must be less than target.maxThreshold",fieldPath=".maxThreshold"
+// +kubebuilder:validation:XValidation:rule="quantity(string(self.minThreshold)).isLessThan(quantity(string(self.maxThreshold)))",message="target.minThreshold must be less than target.maxThreshold",fieldPath=".maxThreshold"
 type OptimizerTarget struct {
 	OptimizerQuery `json:",inline"`
 
-	// minThreshold is the band's lower edge, a decimal number such as "105".
+	// minThreshold is the band's lower edge, in the target metric's unit,
+	// such as "105" or "0.25".
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^-?[0-9]+(\.[0-9]+)?$`
-	MinThreshold string `json:"minThreshold"`
+	MinThreshold resource.Quantity `json:"minThreshold"`
 
-	// maxThreshold is the band's upper edge, a decimal number such as "160".
+	// maxThreshold is the band's upper edge, such as "160".
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^-?[0-9]+(\.[0-9]+)?$`
-	MaxThreshold string `json:"maxThreshold"`
+	MaxThreshold resource.Quantity `json:"maxThreshold"`
 }
 
 // OptimizerClusterPrice is the price of a replica-hour in one cluster.
@@ -178,12 +179,11 @@ type OptimizerClusterPrice struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// pricePerHour is the price of one replica-hour, a decimal number such
-	// as "0.04".
+	// pricePerHour is one replica's price for an hour in this cluster,
+	// such as {amount: "0.04", currency: USD}; the controller refuses a
+	// negative amount.
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
-	PricePerHour string `json:"pricePerHour"`
+	PricePerHour Money `json:"pricePerHour"`
 
 	// maxReplicas caps the replicas counted in this cluster; 0 or unset
 	// means no cap.
@@ -254,15 +254,15 @@ type OptimizerAdvice struct {
 	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason,omitempty"`
 
-	// predictedTarget is the target predicted at replicas, in production.
+	// predictedTarget is the target predicted at replicas, in production,
+	// to four significant digits.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
-	PredictedTarget string `json:"predictedTarget,omitempty"`
+	PredictedTarget *resource.Quantity `json:"predictedTarget,omitempty"`
 
-	// costPerHour is the advice's cost when spec.optimizer.clusters price it.
+	// costPerHour is what the advised replicas cost for an hour, in the
+	// currency of spec.optimizer.clusters, when they price it.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
-	CostPerHour string `json:"costPerHour,omitempty"`
+	CostPerHour *Money `json:"costPerHour,omitempty"`
 
 	// time of the advice.
 	// +required

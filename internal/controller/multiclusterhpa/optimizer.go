@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +18,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/autoscale"
 	"github.com/meridian-dev/meridian/internal/conditions"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/optimizer"
 	"github.com/meridian-dev/meridian/internal/optimizer/advisor"
 )
@@ -33,21 +35,10 @@ type optimizerState struct {
 // and what is valid.
 func optimizerConfig(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) (optimizer.Config, error) {
 	spec := hpa.Spec.Optimizer
-	number := func(field, v string) (float64, error) {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, fmt.Errorf("spec.optimizer.%s %q: must be a decimal number such as \"105\" or \"0.04\"", field, v)
-		}
-		return f, nil
-	}
-	lo, err := number("target.minThreshold", spec.Target.MinThreshold)
-	if err != nil {
-		return optimizer.Config{}, err
-	}
-	hi, err := number("target.maxThreshold", spec.Target.MaxThreshold)
-	if err != nil {
-		return optimizer.Config{}, err
-	}
+	// The band is the model's, in float64; the API server has checked
+	// that minThreshold is below maxThreshold, and Validate checks it
+	// again for an object written past it.
+	lo, hi := spec.Target.MinThreshold.AsApproximateFloat64(), spec.Target.MaxThreshold.AsApproximateFloat64()
 	inputs := make([]string, len(spec.Inputs))
 	for i, in := range spec.Inputs {
 		inputs[i] = in.Name
@@ -61,9 +52,13 @@ func optimizerConfig(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscal
 		cfg.FreezeInterval = spec.AdviceFreezeInterval.Duration
 	}
 	for i, c := range spec.Clusters {
-		price, err := number(fmt.Sprintf("clusters[%d].pricePerHour", i), c.PricePerHour)
-		if err != nil {
-			return optimizer.Config{}, err
+		price := money.New(c.PricePerHour.Amount, c.PricePerHour.Currency)
+		if price.Sign() < 0 {
+			return optimizer.Config{}, fmt.Errorf("spec.optimizer.clusters[%d].pricePerHour.amount %s: must not be negative", i, c.PricePerHour.Amount.String())
+		}
+		if first := spec.Clusters[0].PricePerHour.Currency; c.PricePerHour.Currency != first {
+			return optimizer.Config{}, fmt.Errorf("spec.optimizer.clusters[%d].pricePerHour.currency %q: must be %s, the currency of clusters[0]: the optimizer adds and compares the clusters' prices, so one currency per optimizer: %w",
+				i, c.PricePerHour.Currency, first, money.ErrMixedCurrencies)
 		}
 		cfg.Clusters = append(cfg.Clusters, optimizer.ClusterPrice{Name: c.Name, PricePerHour: price, MaxReplicas: int(c.MaxReplicas)})
 	}
@@ -213,10 +208,12 @@ func (r *Reconciler) recordOptimizer(hpa *multiclusterv1alpha1.MultiClusterHoriz
 		Time:     metav1.NewTime(adv.Time),
 	}
 	if adv.PredictedTarget != nil {
-		last.PredictedTarget = strconv.FormatFloat(*adv.PredictedTarget, 'g', 4, 64)
+		if q, err := resource.ParseQuantity(strconv.FormatFloat(*adv.PredictedTarget, 'g', 4, 64)); err == nil {
+			last.PredictedTarget = &q
+		}
 	}
-	if adv.CostPerHour != nil {
-		last.CostPerHour = strconv.FormatFloat(*adv.CostPerHour, 'f', -1, 64)
+	if c := adv.CostPerHour; c != nil {
+		last.CostPerHour = &multiclusterv1alpha1.Money{Amount: c.Quantity(), Currency: c.Currency()}
 	}
 	status.LastAdvice = last
 	if previous != "" && previous != status.Phase && r.Recorder != nil {

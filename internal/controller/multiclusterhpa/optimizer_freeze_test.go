@@ -10,6 +10,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -83,7 +84,7 @@ func TestOptimizerFreezeHoldsAcrossRestart(t *testing.T) {
 		},
 		Target: multiclusterv1alpha1.OptimizerTarget{
 			OptimizerQuery: multiclusterv1alpha1.OptimizerQuery{Name: "AVG_LAT", Query: "max(app_latency_ms)"},
-			MinThreshold:   "100", MaxThreshold: "160",
+			MinThreshold:   resource.MustParse("100"), MaxThreshold: resource.MustParse("160"),
 		},
 		AdviceFreezeInterval: &metav1.Duration{Duration: time.Hour},
 	}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -89,12 +90,12 @@ func TestOptimizerModeScalesByTheAdviceOnceInProduction(t *testing.T) {
 		},
 		Target: multiclusterv1alpha1.OptimizerTarget{
 			OptimizerQuery: multiclusterv1alpha1.OptimizerQuery{Name: "AVG_LAT", Query: "max(app_latency_ms)"},
-			MinThreshold:   "100", MaxThreshold: "160",
+			MinThreshold:   resource.MustParse("100"), MaxThreshold: resource.MustParse("160"),
 		},
 		TrainingSamplesRequired: ptr.To[int32](20),
 		Clusters: []multiclusterv1alpha1.OptimizerClusterPrice{
-			{Name: "onprem", PricePerHour: "0.04", MaxReplicas: 8},
-			{Name: "cloud", PricePerHour: "0.10"},
+			{Name: "onprem", PricePerHour: multiclusterv1alpha1.Money{Amount: resource.MustParse("0.04"), Currency: "USD"}, MaxReplicas: 8},
+			{Name: "cloud", PricePerHour: multiclusterv1alpha1.Money{Amount: resource.MustParse("0.10"), Currency: "USD"}},
 		},
 	}
 	if err := mgmt.Create(t.Context(), hpa); err != nil {
@@ -152,8 +153,10 @@ func TestOptimizerModeScalesByTheAdviceOnceInProduction(t *testing.T) {
 				return fmt.Sprintf("latency %.1f ms at %d replicas, outside [100, 160]", app.latency(n), n)
 			case load == 120 && !strings.Contains(got.Status.LastScaleReason, "Optimizer: optimizer advice"):
 				return fmt.Sprintf("last scale reason %q", got.Status.LastScaleReason)
-			case o.LastAdvice.CostPerHour == "":
+			case o.LastAdvice.CostPerHour == nil:
 				return "no cost per hour"
+			case o.LastAdvice.CostPerHour.Currency != "USD" || o.LastAdvice.CostPerHour.Amount.Cmp(costOf(n)) != 0:
+				return fmt.Sprintf("cost per hour %s %s for %d replicas, want %s USD", o.LastAdvice.CostPerHour.Amount.String(), o.LastAdvice.CostPerHour.Currency, n, ptr.To(costOf(n)).String())
 			}
 			return ""
 		})
@@ -177,4 +180,11 @@ func TestOptimizerModeScalesByTheAdviceOnceInProduction(t *testing.T) {
 		}
 		return fmt.Sprintf("%d events, none OptimizerPhaseChanged", len(evs.Items))
 	})
+}
+
+// costOf is what n replicas cost for an hour in the test's clusters: 8 on
+// premises at 0.04 USD, the rest in the cloud at 0.10 USD.
+func costOf(n int32) resource.Quantity {
+	onprem := min(n, 8)
+	return *resource.NewScaledQuantity(int64(4*onprem+10*(n-onprem)), -2)
 }

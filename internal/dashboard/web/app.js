@@ -171,13 +171,24 @@ function age(t) {
   return Math.round(sec / 86400) + "d ago";
 }
 
-// quantity parses a Kubernetes quantity into a number (cores, bytes).
+// quantity parses a Kubernetes quantity into a number (cores, bytes,
+// grams, an amount of money): Go clients write decimals in the canonical
+// form, "0.096" as "96m" and "12.5" as "12500m".
 function quantity(q) {
-  if (q === undefined || q === null) return NaN;
-  const m = String(q).match(/^([0-9.]+)([a-zA-Z]*)$/);
+  if (q === undefined || q === null || q === "") return NaN;
+  if (typeof q === "number") return q;
+  const m = String(q).match(/^([+-]?[0-9.]+)(?:[eE]([+-]?[0-9]+)|([a-zA-Z]*))$/);
   if (!m) return NaN;
-  const mult = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 }[m[2]];
+  if (m[2] !== undefined) return parseFloat(m[1]) * 10 ** parseInt(m[2], 10);
+  const mult = { "": 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+    Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4, Pi: 1024 ** 5, Ei: 1024 ** 6 }[m[3]];
   return mult === undefined ? NaN : parseFloat(m[1]) * mult;
+}
+
+// money shows an amount of money, {amount, currency}, as "0.096 USD".
+function money(p, digits = 4) {
+  if (!p) return "";
+  return `${fmt(quantity(p.amount), digits)} ${p.currency || ""}`.trim();
 }
 
 function fmt(n, digits = 1) {
@@ -290,7 +301,7 @@ const pages = {
         { title: "Advertisement", get: (o) => key(o) },
         { title: "From", get: (o) => o.spec.clusterID },
         { title: "Shapes", get: (o) => (o.spec.availability || []).map((a) => h("span", { class: "chip" }, `${a.name || "shape"} ×${a.count ?? 1}`)) },
-        { title: "Prices", get: (o) => (o.spec.prices || []).map((p) => `${p.resource} ${p.amount} ${p.currency || ""}/${p.unit || ""}`).join(", ") },
+        { title: "Prices", get: (o) => (o.spec.prices || []).map((p) => `${p.resource} ${money(p)}/${p.unit || ""}`).join(", ") },
         { title: "Decision", get: (o) => { const st = o.status || {}; return h("span", { class: st.decision === "Accepted" ? "ok" : st.decision === "Refused" ? "bad" : "muted" }, st.decision || "Pending"); } },
         { title: "Reason", get: (o) => [(o.status || {}).reason, (o.status || {}).message].filter(Boolean).join(": ") },
         { title: "Expires", get: (o) => (o.status || {}).expiresAt || "" },
@@ -362,7 +373,7 @@ const pages = {
         { title: "Phase", get: (o) => ((o.status || {}).optimizer || {}).phase || "" },
         { title: "Samples", num: true, get: (o) => ((o.status || {}).optimizer || {}).samples ?? "" },
         { title: "Reliability", num: true, get: (o) => ((o.status || {}).optimizer || {}).reliability ?? "" },
-        { title: "Advice", get: (o) => { const a = ((o.status || {}).optimizer || {}).lastAdvice; return a ? `${a.replicas} replicas${a.costPerHour ? ", " + a.costPerHour + "/h" : ""}${a.valid === false ? " (not valid)" : ""}: ${a.reason || ""}` : ""; } },
+        { title: "Advice", get: (o) => { const a = ((o.status || {}).optimizer || {}).lastAdvice; return a ? `${a.replicas} replicas${a.costPerHour ? ", " + money(a.costPerHour) + "/h" : ""}${a.valid === false ? " (not valid)" : ""}: ${a.reason || ""}` : ""; } },
         { title: "Last scale", get: (o) => [(o.status || {}).lastScaleReason, age((o.status || {}).lastScaleTime)].filter(Boolean).join(", ") },
       ], "No MultiClusterHorizontalPodAutoscalers.")),
       section("Learned scorer (placement plugin Learned)", "learned", learned.length === 0

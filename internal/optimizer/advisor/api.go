@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/optimizer"
 )
 
@@ -46,9 +47,19 @@ type TargetMetric struct {
 
 // Cluster is a cluster the workload may use, with its price.
 type Cluster struct {
-	Name         string  `json:"name"`
-	PricePerHour float64 `json:"price_per_hour"`
-	MaxReplicas  int     `json:"max_replicas,omitempty"`
+	Name string `json:"name"`
+	// PricePerHour is one replica's price for an hour; every cluster is
+	// priced in one currency.
+	PricePerHour *Price `json:"price_per_hour"`
+	MaxReplicas  int    `json:"max_replicas,omitempty"`
+}
+
+// Price is an amount in a currency, as the API writes money:
+// {"amount": "0.04", "currency": "USD"}.
+type Price struct {
+	// Amount is a decimal string, read exactly.
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
 }
 
 // SampleRequest is the body of POST /sample.
@@ -288,8 +299,19 @@ func (r *InitRequest) Config() (optimizer.Config, string, error) {
 		}
 	}
 	cfg.KnowledgeBaseSize = max(cfg.KnowledgeBaseSize, cfg.TrainingSamplesRequired)
-	for _, c := range r.Clusters {
-		cfg.Clusters = append(cfg.Clusters, optimizer.ClusterPrice{Name: c.Name, PricePerHour: c.PricePerHour, MaxReplicas: c.MaxReplicas})
+	for i, c := range r.Clusters {
+		f := fmt.Sprintf("clusters[%d].price_per_hour", i)
+		if c.PricePerHour == nil {
+			return optimizer.Config{}, "", bad(f, `required: one replica's price for an hour, such as {"amount": "0.04", "currency": "USD"}`)
+		}
+		price, err := money.Parse(c.PricePerHour.Amount, c.PricePerHour.Currency)
+		switch {
+		case errors.Is(err, money.ErrCurrency):
+			return optimizer.Config{}, "", bad(f+".currency", "%v", err)
+		case err != nil:
+			return optimizer.Config{}, "", bad(f+".amount", `%v: want a decimal string such as "0.04"`, err)
+		}
+		cfg.Clusters = append(cfg.Clusters, optimizer.ClusterPrice{Name: c.Name, PricePerHour: price, MaxReplicas: c.MaxReplicas})
 	}
 	if err := cfg.Validate(); err != nil {
 		var fe *optimizer.FieldError

@@ -201,6 +201,10 @@ func TestBadRequests(t *testing.T) {
 		{name: "bad knowledge base", path: "/init", body: withConstant("m_opt_init_knowledge_base", "keep"), field: "constants.m_opt_init_knowledge_base"},
 		{name: "inverted band", path: "/init", body: `{"input_metrics":[{"name":"a"}],"target_metrics":[{"name":"t","min_threshold":5,"max_threshold":1}],"min_instances":1,"max_instances":3}`, field: "target_metrics[0].max_threshold"},
 		{name: "no max_instances", path: "/init", body: `{"input_metrics":[{"name":"a"}],"target_metrics":[{"name":"t","min_threshold":1,"max_threshold":5}],"min_instances":1}`, field: "max_instances"},
+		{name: "a cluster's price as a bare number, without its currency", path: "/init", body: withClusters(`[{"name":"a","price_per_hour":0.04}]`), field: "clusters.price_per_hour"},
+		{name: "a cluster's price in no currency", path: "/init", body: withClusters(`[{"name":"a","price_per_hour":{"amount":"0.04","currency":""}}]`), field: "clusters[0].price_per_hour.currency"},
+		{name: "a cluster's price that is not a decimal", path: "/init", body: withClusters(`[{"name":"a","price_per_hour":{"amount":"4e","currency":"USD"}}]`), field: "clusters[0].price_per_hour.amount"},
+		{name: "clusters priced in two currencies", path: "/init", body: withClusters(`[{"name":"a","price_per_hour":{"amount":"0.04","currency":"USD"}},{"name":"b","price_per_hour":{"amount":"0.1","currency":"EUR"}}]`), field: "clusters[1].price_per_hour.currency"},
 		{name: "no sample", path: "/sample", body: `{}`, field: "sample"},
 		{name: "no vm_number", path: "/sample", body: sample(func(s map[string]any) { delete(s, "vm_number") }), field: "sample.vm_number"},
 		{name: "zero vm_number", path: "/sample", body: sample(func(s map[string]any) { s["vm_number"] = 0 }), field: "sample.vm_number"},
@@ -289,4 +293,9 @@ func TestKnowledgeBasePersists(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withClusters is a valid /init body with clusters, a JSON array.
+func withClusters(clusters string) string {
+	return `{"input_metrics":[{"name":"a"}],"target_metrics":[{"name":"t","min_threshold":1,"max_threshold":5}],"min_instances":1,"max_instances":3,"clusters":` + clusters + `}`
 }

@@ -3,10 +3,14 @@ package eval
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/meridian-dev/meridian/internal/autoscale"
+	"github.com/meridian-dev/meridian/internal/money"
 	"github.com/meridian-dev/meridian/internal/optimizer"
 )
 
@@ -42,12 +46,16 @@ func DefaultScenario() Scenario {
 		Steps:       2 * 24 * 60,
 		MinReplicas: 1, MaxReplicas: 24,
 		Band:           optimizer.Target{Name: "AVG_LAT", Min: 105, Max: 160},
-		Clusters:       []optimizer.ClusterPrice{{Name: "onprem", PricePerHour: 0.04, MaxReplicas: 8}, {Name: "cloud", PricePerHour: 0.10}},
+		Clusters:       []optimizer.ClusterPrice{{Name: "onprem", PricePerHour: perHour("0.04"), MaxReplicas: 8}, {Name: "cloud", PricePerHour: perHour("0.10")}},
 		HPATarget:      70,
 		SeedSweepEvery: 5,
 		Seed:           1,
 	}
 }
+
+// perHour is a replica-hour's price in the scenario's currency, the US
+// dollar.
+func perHour(amount string) money.Money { return money.New(resource.MustParse(amount), "USD") }
 
 // PolicyResult is one policy's outcome.
 type PolicyResult struct {
@@ -132,6 +140,8 @@ func Run(sc Scenario) (*Result, error) {
 			c = oracle[0]
 		}
 		in, atMost := 0, 0
+		var cost money.Money
+		step := big.NewRat(int64(sc.Step), int64(time.Hour))
 		for i, l := range load {
 			now := start.Add(time.Duration(i) * sc.Step)
 			lat := sc.App.MeanLatency(l, c)
@@ -139,8 +149,9 @@ func Run(sc Scenario) (*Result, error) {
 			r.Replicas[i], r.Latency[i] = float64(c), lat
 			hours := sc.Step.Hours()
 			r.ReplicaHours += float64(c) * hours
-			_, cost, _ := optimizer.Place(sc.Clusters, c)
-			r.Cost += cost * hours
+			_, perHour, _ := optimizer.Place(sc.Clusters, c)
+			cost, _ = cost.Add(perHour.MulRat(step))
+			r.Cost = cost.Float64()
 			if lat >= sc.Band.Min && lat <= sc.Band.Max {
 				in++
 			}

@@ -82,10 +82,10 @@ type Cloud struct {
 
 // Flavor is a machine size of the cloud.
 type Flavor struct {
-	Name         string            `json:"name"`
-	CPU          resource.Quantity `json:"cpu"`
-	Memory       resource.Quantity `json:"memory"`
-	Pods         int64             `json:"pods,omitempty"`
+	Name   string            `json:"name"`
+	CPU    resource.Quantity `json:"cpu"`
+	Memory resource.Quantity `json:"memory"`
+	Pods   int64             `json:"pods,omitempty"`
 	// PricePerHour is one node's price for an hour, as a CloudProvisioner
 	// writes it: {amount: "0.16", currency: USD}.
 	PricePerHour *multiclusterv1alpha1.Money `json:"pricePerHour,omitempty"`
