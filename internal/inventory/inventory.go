@@ -321,11 +321,11 @@ func prices(p *multiclusterv1alpha1.ClusterPrices) placement.Prices {
 		return placement.Prices{}
 	}
 	var out placement.Prices
-	if p.CPUHour != nil {
-		out.CPUHour = p.CPUHour.AsApproximateFloat64()
+	if m := p.MemoryGiBHour; m != nil {
+		out.MemGiBHour, out.Currency = m.Amount.AsApproximateFloat64(), m.Currency
 	}
-	if p.MemoryGiBHour != nil {
-		out.MemGiBHour = p.MemoryGiBHour.AsApproximateFloat64()
+	if m := p.CPUHour; m != nil {
+		out.CPUHour, out.Currency = m.Amount.AsApproximateFloat64(), m.Currency
 	}
 	return out
 }

@@ -33,10 +33,14 @@ type Node struct {
 }
 
 // Prices are what one unit of a cluster's capacity costs per hour, in the
-// cluster's currency.
+// cluster's currency. They are features of the learned scorer, which never
+// compares the prices of two currencies (the Cluster API keeps one
+// currency per cluster; the learned plugin refuses a snapshot in two).
 type Prices struct {
 	CPUHour    float64
 	MemGiBHour float64
+	// Currency is the ISO 4217 code of both; empty without prices.
+	Currency string
 }
 
 // Cluster is one member cluster in a Snapshot.

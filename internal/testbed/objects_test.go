@@ -69,7 +69,7 @@ func TestClusterObject(t *testing.T) {
 		Zone:                "lille-1",
 		Provider:            "Testbed",
 		GridZone:            "FR",
-		Coordinates:         &multiclusterv1alpha1.Coordinates{Latitude: "50.6292", Longitude: "3.0573"},
+		Coordinates:         &multiclusterv1alpha1.Coordinates{Latitude: resource.MustParse("50.6292"), Longitude: resource.MustParse("3.0573")},
 		// Table II's Lille row, nearest first.
 		Latencies: []multiclusterv1alpha1.ClusterLatency{
 			{Cluster: "cluster5", RTT: ms(11.88)},

@@ -398,6 +398,46 @@ func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
 		},
 		want: []string{"spec.coordinates.latitude", "between -90 and 90"},
 	}, {
+		name: "longitude out of range",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "-180.5", "spec", "coordinates", "longitude")
+			return u
+		},
+		want: []string{"spec.coordinates.longitude", "between -180 and 180"},
+	}, {
+		name: "latitude that is not a number",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "48N", "spec", "coordinates", "latitude")
+			return u
+		},
+		want: []string{"spec.coordinates.latitude", "quantities must match"},
+	}, {
+		name: "cluster prices as written before the money shape",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "0.021", "spec", "prices", "cpuHour")
+			return u
+		},
+		want: []string{"spec.prices.cpuHour", "must be of type object"},
+	}, {
+		name: "cluster prices in two currencies",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, map[string]any{"amount": "0.003", "currency": "USD"}, "spec", "prices", "memoryGiBHour")
+			return u
+		},
+		want: []string{"spec.prices.memoryGiBHour.currency", "must be in one currency"},
+	}, {
+		name: "negative cluster price",
+		obj: func() *unstructured.Unstructured {
+			u := cluster()
+			set(t, u, "-0.021", "spec", "prices", "cpuHour", "amount")
+			return u
+		},
+		want: []string{"spec.prices.cpuHour.amount", "must not be negative"},
+	}, {
 		name: "latency that is not a duration",
 		obj: func() *unstructured.Unstructured {
 			u := cluster()

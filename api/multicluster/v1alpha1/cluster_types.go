@@ -104,35 +104,31 @@ type ClusterSpec struct {
 type Coordinates struct {
 	// latitude in decimal degrees, from -90 to 90, for example "48.1173".
 	// +required
-	// +kubebuilder:validation:Pattern=`^-?[0-9]{1,2}(\.[0-9]{1,8})?$`
-	// +kubebuilder:validation:XValidation:rule="double(self) >= -90.0 && double(self) <= 90.0",message="latitude must be between -90 and 90"
-	// +kubebuilder:validation:MaxLength=16
-	Latitude string `json:"latitude"`
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('-90')) >= 0 && quantity(string(self)).compareTo(quantity('90')) <= 0",message="latitude must be between -90 and 90"
+	Latitude resource.Quantity `json:"latitude"`
 
 	// longitude in decimal degrees, from -180 to 180, for example "-1.6778".
 	// +required
-	// +kubebuilder:validation:Pattern=`^-?[0-9]{1,3}(\.[0-9]{1,8})?$`
-	// +kubebuilder:validation:XValidation:rule="double(self) >= -180.0 && double(self) <= 180.0",message="longitude must be between -180 and 180"
-	// +kubebuilder:validation:MaxLength=16
-	Longitude string `json:"longitude"`
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('-180')) >= 0 && quantity(string(self)).compareTo(quantity('180')) <= 0",message="longitude must be between -180 and 180"
+	Longitude resource.Quantity `json:"longitude"`
 }
 
-// ClusterPrices are what the cluster's capacity costs per hour.
+// ClusterPrices are what the cluster's capacity costs for an hour, both in
+// one currency.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.cpuHour) || !has(self.memoryGiBHour) || self.cpuHour.currency == self.memoryGiBHour.currency",message="cpuHour and memoryGiBHour must be in one currency, the cluster's",fieldPath=".memoryGiBHour.currency"
 type ClusterPrices struct {
-	// currency of the prices, as an ISO 4217 code.
+	// cpuHour is one CPU core's price for an hour, for example {amount:
+	// "0.031", currency: EUR}.
 	// +optional
-	// +kubebuilder:default=EUR
-	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
-	// +kubebuilder:validation:MaxLength=3
-	Currency string `json:"currency,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
+	CPUHour *Money `json:"cpuHour,omitempty"`
 
-	// cpuHour is the price of one CPU core for one hour, for example "0.031".
+	// memoryGiBHour is one GiB of memory's price for an hour, in the
+	// currency of cpuHour.
 	// +optional
-	CPUHour *resource.Quantity `json:"cpuHour,omitempty"`
-
-	// memoryGiBHour is the price of one GiB of memory for one hour.
-	// +optional
-	MemoryGiBHour *resource.Quantity `json:"memoryGiBHour,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
+	MemoryGiBHour *Money `json:"memoryGiBHour,omitempty"`
 }
 
 // ClusterLatency is the round-trip time to another cluster.

@@ -77,9 +77,16 @@ func (*Learned) Score(context.Context, *placement.Workload, *placement.ClusterIn
 // highest Q-value among the clusters that can take a replica, the others
 // linearly down to MinScore for the lowest, and MinScore for the clusters
 // that cannot take one.
+//
+// The model weighs each cluster's price per CPU-hour, so the prices must be
+// in one currency: candidates priced in two are refused with an error that
+// names the Clusters' spec.prices, rather than compared.
 func (l *Learned) NormalizeScore(_ context.Context, w *placement.Workload, clusters []*placement.ClusterInfo, scores []int64) *placement.Status {
 	if len(clusters) == 0 {
 		return nil
+	}
+	if st := oneCurrency(clusters); st != nil {
+		return st
 	}
 	states := make([]learn.ClusterState, len(clusters))
 	for i, c := range clusters {
@@ -92,6 +99,24 @@ func (l *Learned) NormalizeScore(_ context.Context, w *placement.Workload, clust
 	s.Score(&ws, states, q, mask)
 	l.scorers.Put(s)
 	learn.NormalizeScores(q, mask, placement.MaxScore, scores)
+	return nil
+}
+
+// oneCurrency is nil when the priced clusters are priced in one currency,
+// else an error that names two of them and the field to change.
+func oneCurrency(clusters []*placement.ClusterInfo) *placement.Status {
+	var first *placement.ClusterInfo
+	for _, c := range clusters {
+		switch {
+		case c.Prices.Currency == "":
+		case first == nil:
+			first = c
+		case c.Prices.Currency != first.Prices.Currency:
+			return &placement.Status{Code: placement.Error, Plugin: Name, Reason: fmt.Sprintf(
+				"cluster %q is priced in %s and cluster %q in %s: the learned scorer weighs prices, so spec.prices of every Cluster must be in one currency (or the workload another policy)",
+				first.Name, first.Prices.Currency, c.Name, c.Prices.Currency)}
+		}
+	}
 	return nil
 }
 

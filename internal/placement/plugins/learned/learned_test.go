@@ -262,3 +262,39 @@ func TestPlacesViaFramework(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesPricesInTwoCurrencies: the model weighs the price per
+// CPU-hour, so clusters priced in two currencies are refused, naming the
+// field, never compared; unpriced clusters go with either.
+func TestRefusesPricesInTwoCurrencies(t *testing.T) {
+	priced := func(name, currency string) placement.Cluster {
+		c := member(name, 2, 4000, false)
+		if currency != "" {
+			c.Prices = placement.Prices{CPUHour: 0.03, Currency: currency}
+		}
+		return c
+	}
+	tests := []struct {
+		name     string
+		clusters []placement.Cluster
+		want     string
+	}{
+		{name: "one currency and an unpriced cluster", clusters: []placement.Cluster{priced("a", "EUR"), priced("b", ""), priced("c", "EUR")}},
+		{name: "two currencies", clusters: []placement.Cluster{priced("a", "EUR"), priced("b", ""), priced("c", "USD")},
+			want: `cluster "a" is priced in EUR and cluster "c" in USD: the learned scorer weighs prices, so spec.prices of every Cluster must be in one currency (or the workload another policy)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := placement.NewSnapshot(tc.clusters, nil, nil)
+			raw := make([]int64, len(s.Clusters))
+			st := learned.NewWithModel(model(t, 1)).NormalizeScore(t.Context(), workload(2), s.Clusters, raw)
+			got := ""
+			if !st.IsSuccess() {
+				got = st.Reason
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("NormalizeScore reason (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
