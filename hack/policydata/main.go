@@ -537,8 +537,10 @@ func instances() error {
 		return err
 	}
 	type provider struct {
-		Verified     bool                          `json:"verified"`
-		Source       string                        `json:"source"`
+		Verified bool   `json:"verified"`
+		Source   string `json:"source"`
+		// Currency of every price: the three sources price in US dollars.
+		Currency     string                        `json:"currency"`
 		Sizes        map[string]size               `json:"sizes"`
 		PricePerHour map[string]map[string]float64 `json:"pricePerHour"`
 		Order        []string                      `json:"order"`
@@ -563,6 +565,7 @@ func instances() error {
 		}
 		pr := provider{
 			Verified:     true,
+			Currency:     "USD",
 			Sizes:        sizes,
 			PricePerHour: map[string]map[string]float64{},
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Realised is what a finished run emitted, from the intensities of the hours
@@ -95,4 +97,23 @@ func FormatGrams(g float64) string {
 		return strconv.FormatFloat(g, 'f', 4, 64)
 	}
 	return strconv.FormatFloat(g, 'f', 1, 64)
+}
+
+// Grams is g as the API holds it: a quantity, to FormatGrams' precision.
+func Grams(g float64) resource.Quantity { return quantity(FormatGrams(g)) }
+
+// Decimal is v with places decimals as a quantity, as the API holds energy
+// and power.
+func Decimal(v float64, places int) resource.Quantity {
+	return quantity(strconv.FormatFloat(v, 'f', places, 64))
+}
+
+// quantity is the decimal s as a quantity; zero for what is not one (NaN,
+// an infinity), which no accounting yields.
+func quantity(s string) resource.Quantity {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}
+	}
+	return q
 }

@@ -33,7 +33,7 @@ func newSynthetic(seed uint64, regions, runs int) synthetic {
 		// together.
 		zone := fmt.Sprintf("Z%d", i/2)
 		if i%2 == 1 {
-			cands = append(cands, carbon.Candidate{Provider: "aws", Region: fmt.Sprintf("r%d", i), Zone: zone, PricePerHour: rng.Float64()})
+			cands = append(cands, carbon.Candidate{Provider: "aws", Region: fmt.Sprintf("r%d", i), Zone: zone, PricePerHour: usd(rng.Float64())})
 			capacity := int64(4+rng.IntN(12)) * 1000
 			w.capacity.Set(carbon.RegionKey(cands[i]), capacity)
 			w.caps[carbon.RegionKey(cands[i])] = capacity
@@ -47,7 +47,7 @@ func newSynthetic(seed uint64, regions, runs int) synthetic {
 			g := base + swing*math.Sin(2*math.Pi*(float64(h)+phase)/24) + rng.Float64()*20
 			pts = append(pts, carbon.Point{Zone: zone, Time: t0.Add(time.Duration(h) * time.Hour), GramsPerKWh: max(g, 1), Source: "test"})
 		}
-		c := carbon.Candidate{Provider: "azure", Region: fmt.Sprintf("r%d", i), Zone: zone, PricePerHour: rng.Float64()}
+		c := carbon.Candidate{Provider: "azure", Region: fmt.Sprintf("r%d", i), Zone: zone, PricePerHour: usd(rng.Float64())}
 		cands = append(cands, c)
 		capacity := int64(4+rng.IntN(12)) * 1000
 		w.capacity.Set(carbon.RegionKey(c), capacity)

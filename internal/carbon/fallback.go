@@ -30,8 +30,9 @@ func (NoForecast) Schedule(req Request) (Plan, error) {
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		ca, cb := req.Candidates[order[a]], req.Candidates[order[b]]
-		if ca.PricePerHour != cb.PricePerHour {
-			return ca.PricePerHour < cb.PricePerHour
+		// One currency per request (the policy engine refuses two).
+		if c, _ := ca.PricePerHour.Cmp(cb.PricePerHour); c != 0 {
+			return c < 0
 		}
 		return ca.LatencyMs < cb.LatencyMs
 	})
@@ -42,7 +43,7 @@ func (NoForecast) Schedule(req Request) (Plan, error) {
 		End:       end,
 		Source:    "none",
 		Fallback:  "no carbon intensity is known for any eligible region: the run starts at its earliest time in the cheapest region",
-		Reason:    fmt.Sprintf("%s/%s is the cheapest of %d eligible regions (%.4f USD/h)", c.Provider, c.Region, len(req.Candidates), c.PricePerHour),
+		Reason:    fmt.Sprintf("%s/%s is the cheapest of %d eligible regions (%s/h)", c.Provider, c.Region, len(req.Candidates), c.PricePerHour),
 	}, nil
 }
 

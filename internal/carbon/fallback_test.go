@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 func TestNoForecast(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	cheap := Candidate{Provider: "gcp", Region: "europe-west4", Zone: "NL", PricePerHour: 0.1, LatencyMs: 20}
-	near := Candidate{Provider: "azure", Region: "westeurope", Zone: "NL", PricePerHour: 0.1, LatencyMs: 5}
-	dear := Candidate{Provider: "aws", Region: "eu-west-1", Zone: "IE", PricePerHour: 0.2, LatencyMs: 1}
+	cheap := Candidate{Provider: "gcp", Region: "europe-west4", Zone: "NL", PricePerHour: money.New(resource.MustParse("0.1"), "USD"), LatencyMs: 20}
+	near := Candidate{Provider: "azure", Region: "westeurope", Zone: "NL", PricePerHour: money.New(resource.MustParse("0.1"), "USD"), LatencyMs: 5}
+	dear := Candidate{Provider: "aws", Region: "eu-west-1", Zone: "IE", PricePerHour: money.New(resource.MustParse("0.2"), "USD"), LatencyMs: 1}
 	tests := []struct {
 		name      string
 		req       Request

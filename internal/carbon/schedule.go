@@ -3,6 +3,8 @@ package carbon
 import (
 	"errors"
 	"time"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // Errors a Scheduler returns; callers test them with errors.Is.
@@ -30,8 +32,10 @@ type Candidate struct {
 	Zone string `json:"zone"`
 	// InstanceType is the provider's instance size that fits the run.
 	InstanceType string `json:"instanceType"`
-	// PricePerHour is the instance's on-demand price in US dollars.
-	PricePerHour float64 `json:"pricePerHour"`
+	// PricePerHour is the instance's on-demand price for an hour, in the
+	// currency of the policies' price list (US dollars for the shipped
+	// one); every candidate of a Request is in one currency.
+	PricePerHour money.Money `json:"pricePerHour"`
 	// LatencyMs is the round-trip time from the run's origin region.
 	LatencyMs float64 `json:"latencyMs"`
 }

@@ -407,11 +407,9 @@ func (e *evaluation) unknownWithCapacity() (Plan, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ca, cb := e.req.Candidates[a], e.req.Candidates[b]
-		if ca.PricePerHour != cb.PricePerHour {
-			if ca.PricePerHour < cb.PricePerHour {
-				return -1
-			}
-			return 1
+		// One currency per request (the policy engine refuses two).
+		if c, _ := ca.PricePerHour.Cmp(cb.PricePerHour); c != 0 {
+			return c
 		}
 		switch {
 		case ca.LatencyMs < cb.LatencyMs:
@@ -427,9 +425,9 @@ func (e *evaluation) unknownWithCapacity() (Plan, error) {
 			continue
 		}
 		c := e.req.Candidates[i]
-		reason := fmt.Sprintf("%s is the cheapest of %d eligible regions (%.4f USD/h)", RegionKey(c), len(e.req.Candidates), c.PricePerHour)
+		reason := fmt.Sprintf("%s is the cheapest of %d eligible regions (%s/h)", RegionKey(c), len(e.req.Candidates), c.PricePerHour)
 		if rank > 0 {
-			reason = fmt.Sprintf("%s is the cheapest of %d eligible regions with room (%.4f USD/h; %d cheaper were full)", RegionKey(c), len(e.req.Candidates), c.PricePerHour, rank)
+			reason = fmt.Sprintf("%s is the cheapest of %d eligible regions with room (%s/h; %d cheaper were full)", RegionKey(c), len(e.req.Candidates), c.PricePerHour, rank)
 		}
 		return Plan{Candidate: c, Start: e.earliest, End: e.earliest.Add(e.req.Duration), Source: "none", Reason: reason}, nil
 	}

@@ -24,7 +24,7 @@ func BenchmarkSchedule50x48(b *testing.B) {
 			g := 200 + 150*math.Sin(2*math.Pi*float64(h+i)/24) + float64(i)
 			pts = append(pts, carbon.Point{Zone: zone, Time: t0.Add(time.Duration(h) * time.Hour), GramsPerKWh: g, Source: "bench"})
 		}
-		c := carbon.Candidate{Provider: "azure", Region: fmt.Sprintf("region-%02d", i), Zone: zone, PricePerHour: 0.1}
+		c := carbon.Candidate{Provider: "azure", Region: fmt.Sprintf("region-%02d", i), Zone: zone, PricePerHour: usd(0.1)}
 		cands = append(cands, c)
 		capacity.Set(carbon.RegionKey(c), 64000)
 	}

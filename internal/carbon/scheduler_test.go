@@ -2,6 +2,7 @@ package carbon_test
 
 import (
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // t0 is the decision time of the scheduler's tests, on the hour.
@@ -41,8 +43,11 @@ func concat(pts ...[]carbon.Point) []carbon.Point {
 }
 
 func cand(region, zone string, price float64) carbon.Candidate {
-	return carbon.Candidate{Provider: "azure", Region: region, Zone: zone, PricePerHour: price}
+	return carbon.Candidate{Provider: "azure", Region: region, Zone: zone, PricePerHour: usd(price)}
 }
+
+// usd is price US dollars; the tests draw prices as floats.
+func usd(price float64) money.Money { return money.FromRat(new(big.Rat).SetFloat64(price), "USD") }
 
 // outcome is what the tables compare of a plan.
 type outcome struct {

@@ -123,9 +123,9 @@ func TestControllerDecidesWithCarbonOutOfTheBox(t *testing.T) {
 	webhookTLSOnly(t, port, caPEM)
 
 	d := got.Spec.Schedule.Decision
-	t.Logf("decision: %s/%s (%s) from %s, %s g from %s; reason %q", d.Provider, d.Region, d.Zone, d.Start.UTC().Format(time.RFC3339), d.ExpectedEmissionsGrams, d.IntensitySource, d.Reason)
-	if d.IntensitySource != offline.Name || d.ExpectedEmissionsGrams == "" || d.Zone == "" {
-		t.Errorf("decision: intensitySource %q, expected emissions %q, zone %q; want %q, a figure and a zone (reason %q, fallback %q)",
+	t.Logf("decision: %s/%s (%s) from %s, %v g from %s; reason %q", d.Provider, d.Region, d.Zone, d.Start.UTC().Format(time.RFC3339), d.ExpectedEmissionsGrams, d.IntensitySource, d.Reason)
+	if d.IntensitySource != offline.Name || d.ExpectedEmissionsGrams == nil || d.Zone == "" {
+		t.Errorf("decision: intensitySource %q, expected emissions %v, zone %q; want %q, a figure and a zone (reason %q, fallback %q)",
 			d.IntensitySource, d.ExpectedEmissionsGrams, d.Zone, offline.Name, d.Reason, d.Fallback)
 	}
 }

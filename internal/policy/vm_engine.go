@@ -3,12 +3,14 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 var _ VMPolicies = &Engine{}
@@ -16,10 +18,56 @@ var _ VMPolicies = &Engine{}
 // vmDocument is the decision document data.meridian.vm.decision returns.
 type vmDocument struct {
 	Invalid          []string           `json:"invalid"`
-	Candidates       []carbon.Candidate `json:"candidates"`
+	Candidates       []carbon.Candidate `json:"-"`
 	Steps            []VMStep           `json:"steps"`
 	Removed          []VMRemoval        `json:"removed"`
 	UnverifiedPrices []string           `json:"unverifiedPrices"`
+}
+
+// candidateDoc is a candidate as the policies write it: the price a JSON
+// number beside its currency, read exactly.
+type candidateDoc struct {
+	Provider     string      `json:"provider"`
+	Region       string      `json:"region"`
+	Zone         string      `json:"zone"`
+	InstanceType string      `json:"instanceType"`
+	PricePerHour json.Number `json:"pricePerHour"`
+	Currency     string      `json:"currency"`
+	LatencyMs    float64     `json:"latencyMs"`
+}
+
+// candidate is c for the scheduler; an error names the policy data's
+// currency when the price has none.
+func (c candidateDoc) candidate() (carbon.Candidate, error) {
+	out := carbon.Candidate{Provider: c.Provider, Region: c.Region, Zone: c.Zone, InstanceType: c.InstanceType, LatencyMs: c.LatencyMs}
+	if c.PricePerHour == "" {
+		return out, nil
+	}
+	price, err := money.Parse(c.PricePerHour.String(), c.Currency)
+	if err != nil {
+		return out, fmt.Errorf("candidate %s/%s: pricePerHour %s: %w (data.meridian.clouds.instances.%s.currency names the currency of the provider's prices)",
+			c.Provider, c.Region, c.PricePerHour, err, c.Provider)
+	}
+	out.PricePerHour = price
+	return out, nil
+}
+
+// oneCurrency is nil when every priced candidate is in one currency, which
+// the scheduler needs to compare them; else an error naming the policy
+// data's field.
+func oneCurrency(cs []carbon.Candidate) error {
+	first := -1
+	for i, c := range cs {
+		switch {
+		case c.PricePerHour.Currency() == "":
+		case first < 0:
+			first = i
+		case !c.PricePerHour.Compatible(cs[first].PricePerHour):
+			return fmt.Errorf("candidates %s/%s and %s/%s are priced in %s and %s, which the scheduler cannot compare: data.meridian.clouds.instances.<provider>.currency must be one currency for every provider: %w",
+				cs[first].Provider, cs[first].Region, c.Provider, c.Region, cs[first].PricePerHour.Currency(), c.PricePerHour.Currency(), money.ErrMixedCurrencies)
+		}
+	}
+	return nil
 }
 
 // VM decides which regions a VM may go to: it evaluates VMQuery with in on
@@ -54,6 +102,9 @@ func (e *Engine) VM(ctx context.Context, in VMInput) (VMDecision, error) {
 	if err != nil {
 		return out, fmt.Errorf("failed to decide the regions of VM %q: %w", in.Name, err)
 	}
+	if readErr == nil {
+		readErr = oneCurrency(doc.Candidates)
+	}
 	if readErr != nil {
 		return out, fmt.Errorf("failed to read the VM decision of bundle revision %q: %w", d.Revision, readErr)
 	}
@@ -70,30 +121,67 @@ func (e *Engine) VM(ctx context.Context, in VMInput) (VMDecision, error) {
 func readVMDocument(v ast.Value) (vmDocument, error) {
 	var r docReader
 	doc := r.document(v)
+	if r.err != nil {
+		return vmDocument{}, r.err
+	}
 	if r.failed {
-		doc = vmDocument{}
 		b, err := appendJSON(nil, v)
-		if err == nil {
-			err = json.Unmarshal(b, &doc)
+		if err != nil {
+			return vmDocument{}, err
 		}
-		return doc, err
+		return decodeVMDocument(b)
 	}
 	return doc, nil
+}
+
+// DecodeVMDecision reads a decision document's JSON, as the decision log
+// keeps it, into a VMDecision: its candidates' prices are read exactly, and
+// candidates priced in two currencies are refused as VM refuses them.
+func DecodeVMDecision(raw []byte) (VMDecision, error) {
+	doc, err := decodeVMDocument(raw)
+	if err == nil {
+		err = oneCurrency(doc.Candidates)
+	}
+	return VMDecision{Candidates: doc.Candidates, Steps: doc.Steps, Removed: doc.Removed, UnverifiedPrices: doc.UnverifiedPrices}, err
+}
+
+// decodeVMDocument reads the decision document from its JSON, as
+// encoding/json reads it, and its candidates' prices exactly.
+func decodeVMDocument(b []byte) (vmDocument, error) {
+	var j struct {
+		vmDocument
+		Candidates []candidateDoc `json:"candidates"`
+	}
+	err := json.Unmarshal(b, &j)
+	doc := j.vmDocument
+	if j.Candidates != nil {
+		doc.Candidates = make([]carbon.Candidate, 0, len(j.Candidates))
+	}
+	for _, c := range j.Candidates {
+		cand, cerr := c.candidate()
+		err = errors.Join(err, cerr)
+		doc.Candidates = append(doc.Candidates, cand)
+	}
+	return doc, err
 }
 
 // docKeys are the terms of the document's keys, built once.
 var docKeys = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
 	for _, k := range []string{"invalid", "candidates", "steps", "removed", "unverifiedPrices",
-		"provider", "region", "zone", "instanceType", "pricePerHour", "latencyMs", "policy", "left", "reason"} {
+		"provider", "region", "zone", "instanceType", "pricePerHour", "currency", "latencyMs", "policy", "left", "reason"} {
 		m[k] = ast.StringTerm(k)
 	}
 	return m
 }()
 
 // docReader reads the VM decision document from a Rego value; failed is set
-// when the value does not have the shape the reader expects.
-type docReader struct{ failed bool }
+// when the value does not have the shape the reader expects, err when a
+// price cannot be read.
+type docReader struct {
+	failed bool
+	err    error
+}
 
 func (r *docReader) document(v ast.Value) vmDocument {
 	obj := r.object(v)
@@ -108,14 +196,18 @@ func (r *docReader) document(v ast.Value) vmDocument {
 
 func (r *docReader) candidate(v ast.Value) carbon.Candidate {
 	obj := r.object(v)
-	return carbon.Candidate{
+	c := candidateDoc{
 		Provider:     r.string(obj, "provider"),
 		Region:       r.string(obj, "region"),
 		Zone:         r.string(obj, "zone"),
 		InstanceType: r.string(obj, "instanceType"),
-		PricePerHour: r.number(obj, "pricePerHour"),
+		PricePerHour: r.literal(obj, "pricePerHour"),
+		Currency:     r.string(obj, "currency"),
 		LatencyMs:    r.number(obj, "latencyMs"),
 	}
+	out, err := c.candidate()
+	r.err = errors.Join(r.err, err)
+	return out
 }
 
 func (r *docReader) step(v ast.Value) VMStep {
@@ -176,6 +268,19 @@ func (r *docReader) number(obj ast.Object, key string) float64 {
 	}
 	r.failed = true
 	return 0
+}
+
+// literal is the number obj[key] as it is written, to be read exactly;
+// empty when there is none.
+func (r *docReader) literal(obj ast.Object, key string) json.Number {
+	switch v := r.field(obj, key).(type) {
+	case ast.Number:
+		return json.Number(v)
+	case nil:
+		return ""
+	}
+	r.failed = true
+	return ""
 }
 
 func (r *docReader) strings(obj ast.Object, key string) []string {

@@ -1,16 +1,17 @@
 package policy
 
 import (
-	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
-
-	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/meridian-dev/meridian/internal/carbon"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 func TestEngineVM(t *testing.T) {
@@ -32,9 +33,9 @@ func TestEngineVM(t *testing.T) {
 			name: "EU near westeurope: every provider's regions judged, the origin first",
 			in:   VMInput{Name: "ns/a", CPUMilli: 2000, MemoryMiB: 8192, OriginRegion: "westeurope", MaxLatencyMs: 9, Residency: "EU"},
 			want: []carbon.Candidate{
-				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: 0.115, LatencyMs: 0},
-				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: 0.07377204, LatencyMs: 4},
-				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: 0.07371546, LatencyMs: 9},
+				{Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: usd("0.115"), LatencyMs: 0},
+				{Provider: "gcp", Region: "europe-west4", Zone: "NL", InstanceType: "e2-standard-2", PricePerHour: usd("0.07377204"), LatencyMs: 4},
+				{Provider: "gcp", Region: "europe-west1", Zone: "BE", InstanceType: "e2-standard-2", PricePerHour: usd("0.07371546"), LatencyMs: 9},
 			},
 			removed: map[string]VMRemoval{
 				"uksouth":   {Provider: "azure", Region: "uksouth", Policy: "latency", Reason: "round-trip time from westeurope is 13 ms, above the limit of 9 ms"},
@@ -48,7 +49,7 @@ func TestEngineVM(t *testing.T) {
 			name: "an AWS region the price source does not cover: us-east-1's price, named unverified",
 			in:   VMInput{Name: "ns/e", CPUMilli: 2000, MemoryMiB: 8192, Provider: "aws", Region: "eu-west-1"},
 			want: []carbon.Candidate{
-				{Provider: "aws", Region: "eu-west-1", Zone: "IE", InstanceType: "m7i.large", PricePerHour: 0.1008, LatencyMs: 0},
+				{Provider: "aws", Region: "eu-west-1", Zone: "IE", InstanceType: "m7i.large", PricePerHour: usd("0.1008"), LatencyMs: 0},
 			},
 			unverified: []string{"aws"},
 		},
@@ -118,8 +119,8 @@ func TestReadVMDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want vmDocument
-			if err := json.Unmarshal(d.Result, &want); err != nil {
+			want, err := decodeVMDocument(d.Result)
+			if err != nil {
 				t.Fatal(err)
 			}
 			v, err := parseInput("test", d.Result)
@@ -141,4 +142,50 @@ func TestReadVMDocument(t *testing.T) {
 			t.Error("readVMDocument of a document whose unverifiedPrices is a string: no error")
 		}
 	})
+}
+
+// usd is amount US dollars, the shipped price list's currency.
+func usd(amount string) money.Money { return money.New(resource.MustParse(amount), "USD") }
+
+// TestCandidatePrices: a candidate's price is read exactly with its
+// currency; one without a currency, or candidates in two, are refused,
+// naming the policy data's field.
+func TestCandidatePrices(t *testing.T) {
+	tests := []struct {
+		name       string
+		candidates string
+		want       []string // the prices read
+		wantErr    string
+	}{
+		{name: "exact", candidates: `[{"provider": "aws", "region": "eu-west-1", "pricePerHour": 0.1008, "currency": "USD"}]`, want: []string{"0.1008 USD"}},
+		{name: "no currency", candidates: `[{"provider": "aws", "region": "eu-west-1", "pricePerHour": 0.1008}]`,
+			wantErr: "data.meridian.clouds.instances.aws.currency names the currency of the provider's prices"},
+		{name: "two currencies", candidates: `[{"provider": "aws", "region": "eu-west-1", "pricePerHour": 0.1, "currency": "USD"}, {"provider": "azure", "region": "westeurope", "pricePerHour": 0.1, "currency": "EUR"}]`,
+			wantErr: "data.meridian.clouds.instances.<provider>.currency must be one currency for every provider"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := decodeVMDocument([]byte(`{"candidates": ` + tc.candidates + `}`))
+			if err == nil {
+				err = oneCurrency(doc.Candidates)
+			}
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if !strings.Contains(gotErr, tc.wantErr) || (tc.wantErr == "") != (err == nil) {
+				t.Fatalf("error %q, want one containing %q", gotErr, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			var got []string
+			for _, c := range doc.Candidates {
+				got = append(got, c.PricePerHour.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("prices (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -55,7 +56,7 @@ func TestCloudVMWebhook(t *testing.T) {
 			t.Errorf("decision (-want +got):\n%s", diff)
 		}
 		d := got.Spec.Schedule.Decision
-		if d.Zone != "NO-NO1" || d.PolicyRevision == "" || d.DecisionID == "" || d.Reason == "" || d.ExpectedEmissionsGrams != "80.0" {
+		if d.Zone != "NO-NO1" || d.PolicyRevision == "" || d.DecisionID == "" || d.Reason == "" || d.ExpectedEmissionsGrams == nil || d.ExpectedEmissionsGrams.Cmp(resource.MustParse("80")) != 0 {
 			t.Errorf("decision lacks its zone, revision, ID, reason or emissions: %+v", d)
 		}
 		if e := got.Spec.Schedule.Explanation; e == nil || len(e.Steps) != 7 || e.Steps[6].Policy != RenderingPolicy || e.Steps[6].LeftCount < 30 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -319,12 +318,12 @@ func decision(plan carbon.Plan, dec policy.VMDecision, fallback string, now time
 		DecisionID:      dec.DecisionID,
 		DecidedTime:     metav1.NewTime(now),
 	}
-	if c.PricePerHour > 0 {
-		d.PricePerHour = strconv.FormatFloat(c.PricePerHour, 'f', 4, 64)
+	if p := c.PricePerHour; p.Sign() > 0 {
+		d.PricePerHour = &computev1alpha1.Money{Amount: p.Quantity(), Currency: p.Currency()}
 	}
 	if plan.ExpectedGrams > 0 || plan.BaselineGrams > 0 {
-		d.ExpectedEmissionsGrams = strconv.FormatFloat(plan.ExpectedGrams, 'f', 1, 64)
-		d.BaselineEmissionsGrams = strconv.FormatFloat(plan.BaselineGrams, 'f', 1, 64)
+		expected, baseline := carbon.Decimal(plan.ExpectedGrams, 1), carbon.Decimal(plan.BaselineGrams, 1)
+		d.ExpectedEmissionsGrams, d.BaselineEmissionsGrams = &expected, &baseline
 	}
 	if plan.Fallback != "" || fallback != "" {
 		d.Fallback = fallback + plan.Fallback

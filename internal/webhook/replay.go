@@ -39,8 +39,8 @@ func (p Planner) Replay(ctx context.Context, vm *computev1alpha1.CloudVM, r Repl
 	if err != nil {
 		return nil, err
 	}
-	var dec policy.VMDecision
-	if err := json.Unmarshal(raw, &dec); err != nil {
+	dec, err := policy.DecodeVMDecision(raw)
+	if err != nil {
 		return nil, fmt.Errorf("failed to read the replayed policy decision %s: %w", logged.ID, err)
 	}
 	dec.Revision, dec.DecisionID = logged.Revision, logged.ID

@@ -98,7 +98,7 @@ func TestDashboard(t *testing.T) {
 		{"pending", [][2]string{{`table[data-resource=pending] tr[data-key="dash/stuck"]`, "1"}}, time.Minute},
 		{"cloud", [][2]string{{`table[data-resource=cloudprovisioners] tr[data-key="meridian-system/burst"]`, "cloud"}, {`table[data-resource=events]`, "ProvisionCluster"}, {`table[data-resource=cloudprovisioners] tr[data-key="meridian-system/burst"] table.pools`, "Pool"}}, 4 * time.Minute},
 		{"sharing", [][2]string{{`table[data-resource=advertisements] tr[data-key="dash/provider-a"]`, "Accepted"}, {`table[data-resource=virtualnodes] tr[data-key=vn-provider-a-2cpu-0]`, "Ready"}}, time.Minute},
-		{"carbon", [][2]string{{`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "westeurope"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "1.23 kg2.1 kg"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "41.2 %"}, {`svg[data-chart=emissions]`, "vs"}}, time.Minute},
+		{"carbon", [][2]string{{`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "westeurope"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "0.096 USD/h"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "1.23 kg2.1 kg"}, {`table[data-resource=cloudvms] tr[data-key="dash/render"]`, "41.2 %"}, {`svg[data-chart=emissions]`, "vs"}}, time.Minute},
 		{"advice", [][2]string{{`table[data-resource=multiclusterhorizontalpodautoscalers] tr[data-key="dash/web"]`, "metrics"}}, time.Minute},
 	}
 	for _, p := range pages {
@@ -170,9 +170,10 @@ func dashboardObjects() []client.Object {
 	vm.Spec.Duration = metav1.Duration{Duration: 3 * time.Hour}
 	vm.Spec.Image = "ubuntu-24.04"
 	vm.Spec.Schedule = &computev1alpha1.CloudVMSchedule{Decision: computev1alpha1.CloudVMDecision{
-		Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5", PricePerHour: "0.096",
-		Start: start, End: metav1.NewTime(start.Add(3 * time.Hour)),
-		ExpectedEmissionsGrams: "1234.5", BaselineEmissionsGrams: "2100", IntensitySource: "offline",
+		Provider: "azure", Region: "westeurope", Zone: "NL", InstanceType: "Standard_D2s_v5",
+		PricePerHour: &computev1alpha1.Money{Amount: resource.MustParse("0.096"), Currency: "USD"},
+		Start:        start, End: metav1.NewTime(start.Add(3 * time.Hour)),
+		ExpectedEmissionsGrams: ptr.To(resource.MustParse("1234.5")), BaselineEmissionsGrams: ptr.To(resource.MustParse("2100")), IntensitySource: "offline",
 		Reason: "lowest forecast emissions before the deadline", DecidedTime: metav1.Now(),
 	}}
 

@@ -153,6 +153,23 @@ type CloudVMPin struct {
 	Start *metav1.Time `json:"start,omitempty"`
 }
 
+// Money is an amount in a currency. The field that holds it says what the
+// amount pays for and for how long (pricePerHour: an instance for one
+// hour).
+type Money struct {
+	// amount is a decimal such as "0.096". The API server keeps it as a
+	// quantity, which Go clients write in its canonical form ("96m").
+	// +required
+	Amount resource.Quantity `json:"amount"`
+
+	// currency of the amount, an ISO 4217 code such as "USD".
+	// +required
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=3
+	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
+	Currency string `json:"currency"`
+}
+
 // SecretReference names a Secret in the same namespace.
 type SecretReference struct {
 	// name is the Secret's name.
@@ -257,11 +274,12 @@ type CloudVMDecision struct {
 	// +kubebuilder:validation:MaxLength=128
 	InstanceType string `json:"instanceType"`
 
-	// pricePerHour is the instance's on-demand price in US dollars, a
-	// decimal such as "0.0960".
+	// pricePerHour is the instance's on-demand price for an hour, in the
+	// currency of the policies' price list, such as {amount: "0.096",
+	// currency: USD}.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	PricePerHour string `json:"pricePerHour,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!string(self.amount).startsWith('-')",message="amount must not be negative",fieldPath=".amount"
+	PricePerHour *Money `json:"pricePerHour,omitempty"`
 
 	// start of the run.
 	// +required
@@ -272,17 +290,15 @@ type CloudVMDecision struct {
 	End metav1.Time `json:"end"`
 
 	// expectedEmissionsGrams is the forecast emissions (gCO2e) of the
-	// plan; empty when no intensity was known.
+	// plan, to a tenth of a gram; unset when no intensity was known.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	ExpectedEmissionsGrams string `json:"expectedEmissionsGrams,omitempty"`
+	ExpectedEmissionsGrams *resource.Quantity `json:"expectedEmissionsGrams,omitempty"`
 
 	// baselineEmissionsGrams is the forecast emissions (gCO2e) of starting
-	// at once in the first eligible region; empty when no intensity was
+	// at once in the first eligible region; unset when no intensity was
 	// known.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	BaselineEmissionsGrams string `json:"baselineEmissionsGrams,omitempty"`
+	BaselineEmissionsGrams *resource.Quantity `json:"baselineEmissionsGrams,omitempty"`
 
 	// intensitySource names where the carbon intensities came from.
 	// +optional
@@ -453,21 +469,19 @@ type CloudVMStatus struct {
 // of the same model: expected for the plan, baseline for starting at once in
 // the first eligible region.
 type CloudVMEmissions struct {
-	// realisedGrams is the emissions in grams of CO2-equivalent.
+	// realisedGrams is the emissions in grams of CO2-equivalent, to a
+	// tenth of a gram.
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	RealisedGrams string `json:"realisedGrams"`
+	RealisedGrams resource.Quantity `json:"realisedGrams"`
 
-	// energyKWh is the energy the run drew.
+	// energyKWh is the energy the run drew, to a tenth of a watt-hour.
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	EnergyKWh string `json:"energyKWh"`
+	EnergyKWh resource.Quantity `json:"energyKWh"`
 
 	// watts is the VM's power in the energy model: (vCPU x W per vCPU +
-	// GiB x W per GiB) x the provider's PUE.
+	// GiB x W per GiB) x the provider's PUE, to a hundredth of a watt.
 	// +required
-	// +kubebuilder:validation:MaxLength=32
-	Watts string `json:"watts"`
+	Watts resource.Quantity `json:"watts"`
 
 	// basis says how the hours' intensities were obtained, e.g. "5 h: 5
 	// measured from electricitymaps"; hours not measured make the figure

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -63,29 +64,26 @@ type MultiClusterJobSpec struct {
 // 0.392 W) x PUE 1.135).
 type JobEmissions struct {
 	// expectedGrams is the carbon scheduler's forecast for the planned
-	// start (jobs with spec.carbonShift).
+	// start (jobs with spec.carbonShift), to a tenth of a gram.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	ExpectedGrams string `json:"expectedGrams,omitempty"`
+	ExpectedGrams *resource.Quantity `json:"expectedGrams,omitempty"`
 
 	// baselineGrams is the carbon scheduler's forecast for starting at
 	// once in the best-scored cluster (jobs with spec.carbonShift).
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	BaselineGrams string `json:"baselineGrams,omitempty"`
+	BaselineGrams *resource.Quantity `json:"baselineGrams,omitempty"`
 
 	// realisedGrams is what the job emitted: every member's parallel pods
 	// counted from the job's startTime to its completionTime at the
 	// measured intensity of the member's grid zone (an upper bound when
 	// pods finish before the job does).
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	RealisedGrams string `json:"realisedGrams,omitempty"`
+	RealisedGrams *resource.Quantity `json:"realisedGrams,omitempty"`
 
-	// energyKWh is the energy counted for realisedGrams.
+	// energyKWh is the energy counted for realisedGrams, to a tenth of a
+	// watt-hour.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	EnergyKWh string `json:"energyKWh,omitempty"`
+	EnergyKWh *resource.Quantity `json:"energyKWh,omitempty"`
 
 	// basis says how the hours' intensities were obtained, per member.
 	// +optional

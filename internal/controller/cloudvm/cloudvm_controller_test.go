@@ -3,7 +3,6 @@ package cloudvm_test
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -203,10 +203,7 @@ func TestCloudVM(t *testing.T) {
 				if want.Grams <= 0 {
 					t.Fatalf("the test's run emits %f g: it cannot show the accounting", want.Grams)
 				}
-				gotGrams, err := strconv.ParseFloat(st.Emissions.RealisedGrams, 64)
-				if err != nil {
-					t.Fatalf("status.emissions.realisedGrams %q: %v", st.Emissions.RealisedGrams, err)
-				}
+				gotGrams := st.Emissions.RealisedGrams.AsApproximateFloat64()
 				if diff := cmp.Diff([]any{want.Grams, true, want.String()}, []any{gotGrams, st.Emissions.Measured, st.Emissions.Basis}, cmpopts.EquateApprox(0, 1e-4)); diff != "" {
 					t.Errorf("status.emissions (grams, measured, basis) (-want +got):\n%s", diff)
 				}
@@ -475,4 +472,10 @@ func TestCloudVMRestart(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// grams is a decision's emissions figure.
+func grams(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
 }

@@ -2,7 +2,6 @@ package cloudvm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -89,21 +88,20 @@ func (r *Reconciler) account(ctx context.Context, vm *computev1alpha1.CloudVM, n
 		return again, nil, nil
 	}
 	vm.Status.Emissions = &computev1alpha1.CloudVMEmissions{
-		RealisedGrams: carbon.FormatGrams(realised.Grams),
-		EnergyKWh:     strconv.FormatFloat(realised.KWh, 'f', 4, 64),
-		Watts:         strconv.FormatFloat(watts, 'f', 2, 64),
+		RealisedGrams: carbon.Grams(realised.Grams),
+		EnergyKWh:     carbon.Decimal(realised.KWh, 4),
+		Watts:         carbon.Decimal(watts, 2),
 		Basis:         realised.String(),
 		Measured:      realised.Complete(),
 		AccountedTime: metav1.Time{Time: now},
 	}
 	a := &accounting{provider: string(d.Provider), region: d.Region, realised: realised.Grams, kwh: realised.KWh}
-	msg := fmt.Sprintf("realised %s gCO2e: %s W for %s in grid zone %s (%s)", carbon.FormatGrams(realised.Grams), vm.Status.Emissions.Watts, end.Sub(start).Round(time.Second), d.Zone, realised)
-	expected, errE := strconv.ParseFloat(d.ExpectedEmissionsGrams, 64)
-	baseline, errB := strconv.ParseFloat(d.BaselineEmissionsGrams, 64)
-	if err := errors.Join(errE, errB); err == nil {
+	msg := fmt.Sprintf("realised %s gCO2e: %s W for %s in grid zone %s (%s)", carbon.FormatGrams(realised.Grams), strconv.FormatFloat(watts, 'f', 2, 64), end.Sub(start).Round(time.Second), d.Zone, realised)
+	if d.ExpectedEmissionsGrams != nil && d.BaselineEmissionsGrams != nil {
+		expected, baseline := d.ExpectedEmissionsGrams.AsApproximateFloat64(), d.BaselineEmissionsGrams.AsApproximateFloat64()
 		a.expected, a.baseline, a.hasExpected = expected, baseline, true
 		msg += fmt.Sprintf("; forecast %s g for the plan (%s), %s g for starting at once in the first eligible region (%s)",
-			d.ExpectedEmissionsGrams, percent(realised.Grams, expected), d.BaselineEmissionsGrams, percent(realised.Grams, baseline))
+			carbon.FormatGrams(expected), percent(realised.Grams, expected), carbon.FormatGrams(baseline), percent(realised.Grams, baseline))
 	}
 	return 0, []announcement{{reason: computev1alpha1.ReasonEmissionsAccounted, action: "Account", message: msg}}, a
 }

@@ -104,7 +104,7 @@ func newVM(ns, name string, w where, start time.Time, run time.Duration) *comput
 	vm.Spec.SSHPublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKa0rZ2a3Lz5rJ6p5vZ0p0uKkq0m5VnXGv2rDq9wXh1e test@meridian"
 	vm.Spec.Schedule = &computev1alpha1.CloudVMSchedule{Decision: computev1alpha1.CloudVMDecision{
 		Provider: w.provider, Region: w.region, Zone: w.zone, InstanceType: w.size,
-		ExpectedEmissionsGrams: "0.02", BaselineEmissionsGrams: "0.04",
+		ExpectedEmissionsGrams: grams("0.02"), BaselineEmissionsGrams: grams("0.04"),
 		Start: metav1.NewTime(start), End: metav1.NewTime(start.Add(run)), DecidedTime: metav1.Now(),
 	}}
 	return vm

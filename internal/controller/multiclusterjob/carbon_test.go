@@ -3,13 +3,13 @@ package multiclusterjob_test
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -146,7 +146,7 @@ func TestCompletedJobEmissionsAccounted(t *testing.T) {
 		if e == nil || e.AccountedTime == nil {
 			return "not accounted yet"
 		}
-		return cmp.Diff([]any{carbon.FormatGrams(wantGrams), true}, []any{e.RealisedGrams, e.Measured})
+		return cmp.Diff([]any{carbon.FormatGrams(wantGrams), true}, []any{grams(e.RealisedGrams), e.Measured})
 	})
 	// The controller counts once its status write has returned, which the
 	// status can be seen before: wait for the count.
@@ -165,10 +165,18 @@ func TestCompletedJobEmissionsAccounted(t *testing.T) {
 	}
 }
 
-func parse(s string) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+// parse is q's value; -1 without one.
+func parse(q *resource.Quantity) float64 {
+	if q == nil {
 		return -1
 	}
-	return v
+	return q.AsApproximateFloat64()
+}
+
+// grams is q as carbon.FormatGrams writes it; "" without one.
+func grams(q *resource.Quantity) string {
+	if q == nil {
+		return ""
+	}
+	return carbon.FormatGrams(q.AsApproximateFloat64())
 }

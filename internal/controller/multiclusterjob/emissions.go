@@ -2,9 +2,7 @@ package multiclusterjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -124,18 +122,17 @@ func (r *Reconciler) account(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		st.Emissions = &multiclusterv1alpha1.JobEmissions{}
 	}
 	e := st.Emissions
-	e.RealisedGrams = carbon.FormatGrams(total.Grams)
-	e.EnergyKWh = strconv.FormatFloat(total.KWh, 'f', 4, 64)
+	realised, energy := carbon.Grams(total.Grams), carbon.Decimal(total.KWh, 4)
+	e.RealisedGrams, e.EnergyKWh = &realised, &energy
 	e.Basis = conditions.Truncate(strings.Join(basis, "; "), 1024)
 	e.Measured = complete
 	e.AccountedTime = &metav1.Time{Time: now}
 	a := &jobAccounting{realised: total.Grams}
-	msg := fmt.Sprintf("realised %s gCO2e over %s (%s)", e.RealisedGrams, end.Sub(start).Round(time.Second), e.Basis)
-	expected, errE := strconv.ParseFloat(e.ExpectedGrams, 64)
-	baseline, errB := strconv.ParseFloat(e.BaselineGrams, 64)
-	if errors.Join(errE, errB) == nil {
+	msg := fmt.Sprintf("realised %s gCO2e over %s (%s)", carbon.FormatGrams(total.Grams), end.Sub(start).Round(time.Second), e.Basis)
+	if e.ExpectedGrams != nil && e.BaselineGrams != nil {
+		expected, baseline := e.ExpectedGrams.AsApproximateFloat64(), e.BaselineGrams.AsApproximateFloat64()
 		a.expected, a.baseline, a.hasExpected = expected, baseline, true
-		msg += fmt.Sprintf("; forecast %s g at the planned start, %s g at once", e.ExpectedGrams, e.BaselineGrams)
+		msg += fmt.Sprintf("; forecast %s g at the planned start, %s g at once", carbon.FormatGrams(expected), carbon.FormatGrams(baseline))
 	}
 	a.message = msg
 	return 0, a, nil

@@ -160,7 +160,8 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 		st.PlannedStart = &metav1.Time{Time: p.PlannedStart}
 		st.PlannedStartReason = conditions.Truncate(p.StartReason, 1024)
 		if p.ExpectedGrams > 0 || p.BaselineGrams > 0 {
-			st.Emissions = &multiclusterv1alpha1.JobEmissions{ExpectedGrams: carbon.FormatGrams(p.ExpectedGrams), BaselineGrams: carbon.FormatGrams(p.BaselineGrams)}
+			expected, baseline := carbon.Grams(p.ExpectedGrams), carbon.Grams(p.BaselineGrams)
+			st.Emissions = &multiclusterv1alpha1.JobEmissions{ExpectedGrams: &expected, BaselineGrams: &baseline}
 		}
 	}
 	switch {

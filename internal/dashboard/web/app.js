@@ -208,7 +208,7 @@ function usageBar(used, total, label) {
 }
 
 function grams(g) {
-  const n = parseFloat(g);
+  const n = quantity(g);
   if (!isFinite(n)) return "–";
   return n >= 1000 ? fmt(n / 1000, 2) + " kg" : fmt(n, 1) + " g";
 }
@@ -335,6 +335,7 @@ const pages = {
           { title: "CloudVM", get: (o) => key(o) },
           { title: "Where", get: (o) => { const d = decision(o); return d ? `${d.provider}/${d.region}${d.zone ? " (" + d.zone + ")" : ""}` : ""; } },
           { title: "Instance", get: (o) => (decision(o) || {}).instanceType || "" },
+          { title: "Price", num: true, get: (o) => { const p = (decision(o) || {}).pricePerHour; return p ? money(p) + "/h" : ""; } },
           { title: "Start", get: (o) => (decision(o) || {}).start || "" },
           { title: "Phase", get: (o) => (o.status || {}).phase || "" },
           { title: "Expected", num: true, get: (o) => grams(vmEmissions(o).expected) },
@@ -477,8 +478,8 @@ function vmEmissions(o) {
 }
 
 function saved(e) {
-  const base = parseFloat(e.baseline);
-  const used = isFinite(parseFloat(e.realised)) ? parseFloat(e.realised) : parseFloat(e.expected);
+  const base = quantity(e.baseline);
+  const used = isFinite(quantity(e.realised)) ? quantity(e.realised) : quantity(e.expected);
   if (!isFinite(base) || base <= 0 || !isFinite(used)) return "–";
   return fmt(100 * (1 - used / base), 1) + " %";
 }
@@ -486,18 +487,18 @@ function saved(e) {
 // emissionsChart draws, per item, bars of realised (or expected) and
 // baseline emissions on one scale.
 function emissionsChart(items) {
-  items = items.filter((i) => isFinite(parseFloat(i.baseline)));
+  items = items.filter((i) => isFinite(quantity(i.baseline)));
   if (items.length === 0) return null;
-  const max = Math.max(...items.map((i) => Math.max(parseFloat(i.baseline) || 0, parseFloat(i.realised) || 0, parseFloat(i.expected) || 0)), 1);
+  const max = Math.max(...items.map((i) => Math.max(quantity(i.baseline) || 0, quantity(i.realised) || 0, quantity(i.expected) || 0)), 1);
   const W = 900, L = 220, rowH = 30;
-  const w = (g) => Math.round(((parseFloat(g) || 0) / max) * (W - L - 80));
+  const w = (g) => Math.round(((quantity(g) || 0) / max) * (W - L - 80));
   return h("div", {},
     h("div", { class: "legend" }, h("span", {}, h("span", { class: "sw realised" }), "realised"),
       h("span", {}, h("span", { class: "sw expected" }), "expected (not run yet)"), h("span", {}, h("span", { class: "sw baseline" }), "starting at once")),
     s("svg", { width: W, height: items.length * rowH + 6, role: "img", "aria-label": "emissions against the counterfactual", "data-chart": "emissions" },
       items.map((i, n) => {
         const y = 4 + n * rowH;
-        const ran = isFinite(parseFloat(i.realised));
+        const ran = isFinite(quantity(i.realised));
         return s("g", {},
           s("text", { x: 4, y: y + 12 }, i.name),
           s("rect", { class: ran ? "bar-realised" : "bar-expected", x: L, y, width: w(ran ? i.realised : i.expected), height: 11 }),

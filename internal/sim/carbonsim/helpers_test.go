@@ -9,8 +9,11 @@ import (
 	"testing/fstest"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/carbon/offline"
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 // t0 is a Monday, the first hour of the hand-made scenarios.
@@ -81,7 +84,7 @@ func handScenario(t *testing.T, zones map[string][]float64, regions []region, jo
 		if r.milli > 0 {
 			s.Capacity.Set("azure/"+r.name, r.milli)
 		}
-		cands[r.name] = carbon.Candidate{Provider: "azure", Region: r.name, Zone: r.zone, InstanceType: "x", PricePerHour: 1, LatencyMs: 10}
+		cands[r.name] = carbon.Candidate{Provider: "azure", Region: r.name, Zone: r.zone, InstanceType: "x", PricePerHour: money.New(resource.MustParse("1"), "USD"), LatencyMs: 10}
 	}
 	for i, j := range jobs {
 		arrival := t0.Add(time.Duration(j.arrival) * time.Minute)

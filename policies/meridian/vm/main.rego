@@ -71,6 +71,7 @@ candidates := [c |
 		"zone": regions[t[2]][t[3]].zone,
 		"instanceType": t[4],
 		"pricePerHour": t[1],
+		"currency": instances[t[2]].currency,
 		"priceVerified": sizes.verified[t[2]],
 		"latencyMs": t[0],
 	}

@@ -47,10 +47,11 @@ verified := {p: object.get(info, "verified", false) | some p, info in instances}
 chosen(p, r) := object.get(pick_in, concat("/", [p, r]), pick[p])
 
 # offer(p, r) is the size the VM gets in provider p's region r, with its
-# price there and whether that price is verified.
+# price there (in the provider's currency) and whether that price is
+# verified.
 offer(p, r) := o if {
 	n := chosen(p, r)
-	o := {"name": n, "pricePerHour": instances[p].pricePerHour[r][n], "verified": verified[p]}
+	o := {"name": n, "pricePerHour": instances[p].pricePerHour[r][n], "currency": instances[p].currency, "verified": verified[p]}
 }
 
 # cheapest["provider/region"] is offer for every region, for queries that

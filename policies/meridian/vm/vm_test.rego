@@ -33,6 +33,7 @@ fixture_latency := {"rtt": {
 fixture_instances := {
 	"azure": {
 		"verified": false,
+		"currency": "USD",
 		"sizes": {
 			"big": {"cpuMilli": 8000, "memoryMiB": 32768},
 			"small": {"cpuMilli": 2000, "memoryMiB": 8192},
@@ -49,12 +50,14 @@ fixture_instances := {
 	},
 	"aws": {
 		"verified": true,
+		"currency": "USD",
 		"sizes": {"m": {"cpuMilli": 2000, "memoryMiB": 8192}},
 		"pricePerHour": {"eu-west-1": {"m": 0.11}, "us-east-1": {"m": 0.1}},
 		"order": ["m"],
 	},
 	"gcp": {
 		"verified": true,
+		"currency": "USD",
 		"sizes": {"e": {"cpuMilli": 4000, "memoryMiB": 16384}},
 		"pricePerHour": {"europe-west4": {"e": 0.13}, "nowhere1": {"e": 0.13}},
 		"order": ["e"],
@@ -95,6 +98,7 @@ test_smallest_size_cheapest_on_ties if {
 	c.region == "westeurope"
 	c.instanceType == "small-cheaper"
 	c.pricePerHour == 0.09
+	c.currency == "USD"
 	c.zone == "NL"
 }
 
@@ -277,6 +281,15 @@ test_data_size_ranks_follow_the_prices if {
 			{n | some n in rank(p, r)} == {n | some n, _ in info.sizes}
 		}
 	}
+}
+
+# The scheduler compares the candidates' prices, so every provider's are in
+# one currency, an ISO 4217 code.
+test_data_prices_are_in_one_currency if {
+	every _, info in clouds.instances {
+		regex.match(`^[A-Z]{3}$`, info.currency)
+	}
+	count({info.currency | some info in clouds.instances}) == 1
 }
 
 test_data_prices_say_whether_they_are_verified if {
