@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
@@ -29,11 +30,12 @@ func Deployment(mcd *multiclusterv1alpha1.MultiClusterDeployment, replicas int32
 			Annotations: map[string]string{},
 		},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:        &replicas,
-			Selector:        mcd.Spec.Selector.DeepCopy(),
-			Template:        *mcd.Spec.Template.DeepCopy(),
-			Strategy:        *mcd.Spec.Strategy.DeepCopy(),
-			MinReadySeconds: mcd.Spec.MinReadySeconds,
+			Replicas: &replicas,
+			Selector: mcd.Spec.Selector.DeepCopy(),
+			Template: *mcd.Spec.Template.DeepCopy(),
+			Strategy: *mcd.Spec.Strategy.DeepCopy(),
+			// The API server bounds minReady to an int32 of seconds.
+			MinReadySeconds: int32(ptr.Deref(seconds(mcd.Spec.MinReady), 0)),
 		},
 	}
 	owner.stamp(d, mcd.Generation)

@@ -31,7 +31,7 @@ func Job(mcj *multiclusterv1alpha1.MultiClusterJob, parallelism int32, completio
 			Parallelism:             &parallelism,
 			Completions:             completions,
 			BackoffLimit:            mcj.Spec.BackoffLimit,
-			ActiveDeadlineSeconds:   mcj.Spec.ActiveDeadlineSeconds,
+			ActiveDeadlineSeconds:   seconds(mcj.Spec.ActiveDeadline),
 			TTLSecondsAfterFinished: mcj.Spec.TTLSecondsAfterFinished,
 			Template:                *mcj.Spec.Template.DeepCopy(),
 		},

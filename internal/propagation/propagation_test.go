@@ -2,6 +2,7 @@ package propagation_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -113,5 +114,33 @@ func TestShareCompletions(t *testing.T) {
 	}
 	if got := propagation.ShareCompletions(nil, []int32{1, 2}); got[0] != nil || got[1] != nil {
 		t.Errorf("ShareCompletions(nil) = %v, want nil shares", got)
+	}
+}
+
+// TestDurationsBecomeMemberSeconds: minReady and activeDeadline, durations
+// of whole seconds, are the member objects' integer seconds.
+func TestDurationsBecomeMemberSeconds(t *testing.T) {
+	tests := []struct {
+		name               string
+		minReady, deadline *metav1.Duration
+		wantMinReady       int32
+		wantDeadline       *int64
+	}{
+		{name: "unset", wantMinReady: 0},
+		{name: "seconds, minutes and hours", minReady: &metav1.Duration{Duration: 30 * time.Second}, deadline: &metav1.Duration{Duration: 90 * time.Minute},
+			wantMinReady: 30, wantDeadline: ptr.To[int64](5400)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mcd := &multiclusterv1alpha1.MultiClusterDeployment{}
+			mcd.Spec.Selector = &metav1.LabelSelector{}
+			mcd.Spec.MinReady = tc.minReady
+			mcj := &multiclusterv1alpha1.MultiClusterJob{}
+			mcj.Spec.ActiveDeadline = tc.deadline
+			got := []any{propagation.Deployment(mcd, 1).Spec.MinReadySeconds, propagation.Job(mcj, 1, nil).Spec.ActiveDeadlineSeconds}
+			if diff := cmp.Diff([]any{tc.wantMinReady, tc.wantDeadline}, got); diff != "" {
+				t.Errorf("member seconds (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

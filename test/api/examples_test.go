@@ -454,6 +454,46 @@ func TestInvalidObjectsAreRefusedNamingTheField(t *testing.T) {
 		},
 		want: []string{"spec.template.spec.restartPolicy", "must be Never or OnFailure"},
 	}, {
+		name: "job deadline in seconds, as written before durations",
+		obj: func() *unstructured.Unstructured {
+			u := mcj()
+			set(t, u, int64(600), "spec", "activeDeadlineSeconds")
+			return u
+		},
+		want: []string{`unknown field "spec.activeDeadlineSeconds"`},
+	}, {
+		name: "job deadline below a second",
+		obj: func() *unstructured.Unstructured {
+			u := mcj()
+			set(t, u, "0s", "spec", "activeDeadline")
+			return u
+		},
+		want: []string{"spec.activeDeadline", "at least 1s"},
+	}, {
+		name: "job deadline not in whole seconds",
+		obj: func() *unstructured.Unstructured {
+			u := mcj()
+			set(t, u, "1500ms", "spec", "activeDeadline")
+			return u
+		},
+		want: []string{"spec.activeDeadline", "should match"},
+	}, {
+		name: "min ready in seconds, as written before durations",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, int64(30), "spec", "minReadySeconds")
+			return u
+		},
+		want: []string{`unknown field "spec.minReadySeconds"`},
+	}, {
+		name: "min ready not in whole seconds",
+		obj: func() *unstructured.Unstructured {
+			u := mcd()
+			set(t, u, "2.5s", "spec", "minReady")
+			return u
+		},
+		want: []string{"spec.minReady", "should match"},
+	}, {
 		name: "VM with zero CPU",
 		obj:  func() *unstructured.Unstructured { u := vm(); set(t, u, "0", "spec", "cpu"); return u },
 		want: []string{"spec.cpu", "cpu must be greater than zero"},

@@ -27,10 +27,16 @@ type MultiClusterDeploymentSpec struct {
 	// +optional
 	Strategy appsv1.DeploymentStrategy `json:"strategy,omitempty"`
 
-	// minReadySeconds a new pod must be ready before it counts as available.
+	// minReady is how long a new pod must be ready before it counts as
+	// available: whole seconds written with h, m and s, such as "30s" or
+	// "1m30s", as each member Deployment's minReadySeconds counts them.
+	// Unset is 0s.
 	// +optional
-	// +kubebuilder:validation:Minimum=0
-	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(h|m|s))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self).getSeconds() <= 2147483647",message="minReady must be at most 2147483647s, the largest minReadySeconds of a Deployment"
+	MinReady *metav1.Duration `json:"minReady,omitempty"`
 
 	// placement says where the replicas may go.
 	// +optional

@@ -28,10 +28,15 @@ type MultiClusterJobSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
 
-	// activeDeadlineSeconds bounds how long each cluster's Job may run.
+	// activeDeadline bounds how long each cluster's Job may run: whole
+	// seconds of at least 1s, written with h, m and s, such as "90s" or
+	// "1h", as each member Job's activeDeadlineSeconds counts them.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
-	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(h|m|s))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="activeDeadline must be at least 1s"
+	ActiveDeadline *metav1.Duration `json:"activeDeadline,omitempty"`
 
 	// ttlSecondsAfterFinished deletes the member Jobs this long after they
 	// finish.

@@ -600,6 +600,11 @@ func (in *MultiClusterDeploymentSpec) DeepCopyInto(out *MultiClusterDeploymentSp
 	}
 	in.Template.DeepCopyInto(&out.Template)
 	in.Strategy.DeepCopyInto(&out.Strategy)
+	if in.MinReady != nil {
+		in, out := &in.MinReady, &out.MinReady
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	in.Placement.DeepCopyInto(&out.Placement)
 }
 
@@ -863,9 +868,9 @@ func (in *MultiClusterJobSpec) DeepCopyInto(out *MultiClusterJobSpec) {
 		*out = new(int32)
 		**out = **in
 	}
-	if in.ActiveDeadlineSeconds != nil {
-		in, out := &in.ActiveDeadlineSeconds, &out.ActiveDeadlineSeconds
-		*out = new(int64)
+	if in.ActiveDeadline != nil {
+		in, out := &in.ActiveDeadline, &out.ActiveDeadline
+		*out = new(v1.Duration)
 		**out = **in
 	}
 	if in.TTLSecondsAfterFinished != nil {
