@@ -127,7 +127,7 @@ func TestBrokerCommands(t *testing.T) {
 		if err := prov.Get(t.Context(), client.ObjectKeyFromObject(adv), adv); err != nil {
 			return err.Error()
 		}
-		return cmp.Diff("Accepted/Listed", string(adv.Status.Decision)+"/"+adv.Status.Reason)
+		return cmp.Diff("Accepted/Listed", string(adv.Status.Decision)+"/"+string(adv.Status.Reason))
 	})
 
 	cases := []struct {

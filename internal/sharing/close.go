@@ -33,7 +33,8 @@ func (v Verdict) Condition() metav1.Condition {
 	return metav1.Condition{Type: sharingv1alpha1.OfferSelected, Status: status, Reason: v.Reason, Message: v.Message}
 }
 
-// Record writes v into its Offer's Selected condition and reports whether
+// Record writes v into its Offer's Selected condition (and Ready, which
+// follows it) and reports whether
 // that changed anything: false when the Offer already shows v's status,
 // which is the case for every verdict of a recorded decision.
 func (v Verdict) Record() bool {
@@ -42,6 +43,7 @@ func (v Verdict) Record() bool {
 		return false
 	}
 	meta.SetStatusCondition(&v.Offer.Status.Conditions, want)
+	SetReady(v.Offer)
 	return true
 }
 

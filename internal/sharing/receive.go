@@ -16,21 +16,15 @@ import (
 // with Precheck and, when it passes, by the prices PricesOf says hold,
 // and write the result with Judgement.Record.
 
-// Reasons a receiver refuses a message with before any policy, beside the
-// API's own (sharingv1alpha1.AdvertisementReason*).
+// Condition reasons of messages whose claims disagree with the peer that
+// wrote them, the words of the API's status reasons of the same refusal.
 const (
-	// ReasonClusterIDMismatch: the message claims another cluster ID than
-	// that of the peer whose namespace holds it.
-	ReasonClusterIDMismatch = "ClusterIDMismatch"
-	// ReasonWrongConsumer: the advertisement is made for another
-	// receiver.
-	ReasonWrongConsumer = "WrongConsumer"
-	// ReasonNoFullAdvertisement: a Partial advertisement came before any
-	// Full one, so its prices are unknown.
-	ReasonNoFullAdvertisement = "NoFullAdvertisement"
+	// ReasonClusterIDMismatch: a registration claims another cluster ID
+	// than its member's.
+	ReasonClusterIDMismatch = string(sharingv1alpha1.AdvertisementReasonClusterIDMismatch)
 	// ReasonConsumerMismatch: a Quote or Release claims another consumer
 	// than the peer that wrote it.
-	ReasonConsumerMismatch = "ConsumerMismatch"
+	ReasonConsumerMismatch = string(sharingv1alpha1.AcknowledgementReasonConsumerMismatch)
 )
 
 // AnnotationFullPrices on an Advertisement is the prices of the last Full
@@ -42,7 +36,7 @@ const AnnotationFullPrices = "sharing.meridian.dev/full-prices"
 // Judgement is a receiver's decision on an advertisement.
 type Judgement struct {
 	Decision       sharingv1alpha1.AdvertisementDecision
-	Reason         string
+	Reason         sharingv1alpha1.AdvertisementReason
 	Message        string
 	AcceptedShapes []string
 }
@@ -53,16 +47,16 @@ type Judgement struct {
 // is invalid, or expired at now (with skew for the sender's clock). It
 // returns nil when the policy decides.
 func Precheck(adv *sharingv1alpha1.Advertisement, peer *sharingv1alpha1.Peer, self sharingv1alpha1.ClusterID, now time.Time, skew time.Duration) *Judgement {
-	refuse := func(reason, format string, args ...any) *Judgement {
+	refuse := func(reason sharingv1alpha1.AdvertisementReason, format string, args ...any) *Judgement {
 		return &Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: reason, Message: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case peer == nil:
 		return refuse(sharingv1alpha1.AdvertisementReasonUnknownPeer, "no enabled Peer maps to namespace %q", adv.Namespace)
 	case adv.Spec.ClusterID != peer.Spec.ClusterID:
-		return refuse(ReasonClusterIDMismatch, "written by peer %q (namespace %q) but claims to come from %q", peer.Spec.ClusterID, adv.Namespace, adv.Spec.ClusterID)
+		return refuse(sharingv1alpha1.AdvertisementReasonClusterIDMismatch, "written by peer %q (namespace %q) but claims to come from %q", peer.Spec.ClusterID, adv.Namespace, adv.Spec.ClusterID)
 	case adv.Spec.Consumer != self:
-		return refuse(ReasonWrongConsumer, "made for consumer %q, this cluster is %q", adv.Spec.Consumer, self)
+		return refuse(sharingv1alpha1.AdvertisementReasonWrongConsumer, "made for consumer %q, this cluster is %q", adv.Spec.Consumer, self)
 	}
 	if errs := Validate(adv); len(errs) > 0 {
 		return refuse(sharingv1alpha1.AdvertisementReasonInvalid, "%v", errs.ToAggregate())
@@ -77,12 +71,12 @@ func Precheck(adv *sharingv1alpha1.Advertisement, peer *sharingv1alpha1.Peer, se
 // NoFullAdvertisement refuses a Partial advertisement whose prices are
 // unknown (PricesOf is false).
 func NoFullAdvertisement() Judgement {
-	return Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: ReasonNoFullAdvertisement,
+	return Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: sharingv1alpha1.AdvertisementReasonNoFullAdvertisement,
 		Message: "a Partial advertisement arrived before any Full one; its prices are unknown"}
 }
 
 // Record writes j into adv's status, with the Accepted and Expired
-// conditions, as the sender reads it back.
+// conditions and the summary Ready, as the sender reads it back.
 func (j Judgement) Record(adv *sharingv1alpha1.Advertisement) {
 	st := &adv.Status
 	st.Decision, st.Reason, st.Message, st.AcceptedShapes = j.Decision, j.Reason, j.Message, j.AcceptedShapes
@@ -90,20 +84,21 @@ func (j Judgement) Record(adv *sharingv1alpha1.Advertisement) {
 	exp := metav1.NewTime(ExpiresAt(&adv.Spec))
 	st.ExpiresAt = &exp
 	accepted := metav1.Condition{Type: sharingv1alpha1.AdvertisementAccepted, Status: metav1.ConditionFalse,
-		Reason: sharingv1alpha1.AdvertisementReasonPolicyRefused, Message: j.Reason + ": " + j.Message, ObservedGeneration: adv.Generation}
+		Reason: string(sharingv1alpha1.AdvertisementReasonPolicyRefused), Message: string(j.Reason) + ": " + j.Message, ObservedGeneration: adv.Generation}
 	switch {
 	case j.Decision == sharingv1alpha1.DecisionAccepted:
-		accepted.Status, accepted.Reason = metav1.ConditionTrue, sharingv1alpha1.AdvertisementReasonPolicyAccepted
+		accepted.Status, accepted.Reason = metav1.ConditionTrue, string(sharingv1alpha1.AdvertisementReasonPolicyAccepted)
 	case j.Reason == sharingv1alpha1.AdvertisementReasonUnknownPeer, j.Reason == sharingv1alpha1.AdvertisementReasonInvalid, j.Reason == sharingv1alpha1.AdvertisementReasonTimeToLive:
-		accepted.Reason = j.Reason
+		accepted.Reason = string(j.Reason)
 	}
 	meta.SetStatusCondition(&st.Conditions, accepted)
 	expired := metav1.Condition{Type: sharingv1alpha1.AdvertisementExpired, Status: metav1.ConditionFalse,
-		Reason: sharingv1alpha1.AdvertisementReasonRenewed, Message: "expires at " + exp.Format(time.RFC3339), ObservedGeneration: adv.Generation}
+		Reason: sharingv1alpha1.AdvertisementConditionReasonRenewed, Message: "expires at " + exp.Format(time.RFC3339), ObservedGeneration: adv.Generation}
 	if j.Reason == sharingv1alpha1.AdvertisementReasonTimeToLive {
-		expired.Status, expired.Reason, expired.Message = metav1.ConditionTrue, sharingv1alpha1.AdvertisementReasonTimeToLive, j.Message
+		expired.Status, expired.Reason, expired.Message = metav1.ConditionTrue, string(sharingv1alpha1.AdvertisementReasonTimeToLive), j.Message
 	}
 	meta.SetStatusCondition(&st.Conditions, expired)
+	SetReady(adv)
 }
 
 // KeepFullPrices records a Full advertisement's prices in its annotation

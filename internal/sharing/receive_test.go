@@ -48,7 +48,7 @@ func TestPrecheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ""
 			if v := sharing.Precheck(tc.adv, tc.peer, "home", t0.Time, 30*time.Second); v != nil {
-				got = v.Reason
+				got = string(v.Reason)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("reason (-want +got):\n%s", diff)

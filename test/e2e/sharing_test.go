@@ -209,7 +209,7 @@ func TestSharingOnTestbed(t *testing.T) {
 			if err := w.home.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
 				return err.Error()
 			}
-			return cmp.Diff("Failed/"+virtualnode.ReasonTwinDeleted, string(pod.Status.Phase)+"/"+pod.Status.Reason)
+			return cmp.Diff("Failed/"+virtualnode.ReasonTwinDeleted, string(pod.Status.Phase)+"/"+string(pod.Status.Reason))
 		})
 	})
 
@@ -420,7 +420,7 @@ func (w *sharingWorld) brokerTable(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	for _, a := range advs.Items {
-		out["adv "+a.Namespace+"/"+a.Name] = string(a.Status.Decision) + "/" + a.Status.Reason
+		out["adv "+a.Namespace+"/"+a.Name] = string(a.Status.Decision) + "/" + string(a.Status.Reason)
 	}
 	return out
 }

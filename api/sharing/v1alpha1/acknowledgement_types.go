@@ -17,6 +17,33 @@ const (
 	AckRefused AcknowledgementDecision = "Refused"
 )
 
+// AcknowledgementReason says in one CamelCase word why the provider
+// answered as it did (status.reason).
+// +kubebuilder:validation:Enum=Reserved;Declined;NoOffer;OfferExpired;CapacityGone;ConsumerMismatch
+type AcknowledgementReason string
+
+// The reasons of the provider's answers.
+const (
+	// AcknowledgementReasonReserved: the capacity is reserved
+	// (status.reservation); the decision is Confirmed.
+	AcknowledgementReasonReserved AcknowledgementReason = "Reserved"
+	// AcknowledgementReasonDeclined: the consumer declined the offer and
+	// the provider freed what it held for it.
+	AcknowledgementReasonDeclined AcknowledgementReason = "Declined"
+	// AcknowledgementReasonNoOffer: the provider holds no offer of that
+	// name for the consumer.
+	AcknowledgementReasonNoOffer AcknowledgementReason = "NoOffer"
+	// AcknowledgementReasonOfferExpired: the offer expired before it was
+	// acknowledged.
+	AcknowledgementReasonOfferExpired AcknowledgementReason = "OfferExpired"
+	// AcknowledgementReasonCapacityGone: the capacity the offer held is no
+	// longer free.
+	AcknowledgementReasonCapacityGone AcknowledgementReason = "CapacityGone"
+	// AcknowledgementReasonConsumerMismatch: spec.consumer is not the
+	// cluster that wrote the acknowledgement.
+	AcknowledgementReasonConsumerMismatch AcknowledgementReason = "ConsumerMismatch"
+)
+
 // AcknowledgementSpec is the consumer's answer to an Offer (seed 002,
 // 4.2.4): take it, or decline it so the provider frees it before expiry.
 type AcknowledgementSpec struct {
@@ -61,10 +88,10 @@ type AcknowledgementStatus struct {
 	// +optional
 	Decision AcknowledgementDecision `json:"decision,omitempty"`
 
-	// reason in one CamelCase word.
+	// reason says in one CamelCase word why the provider answered as it
+	// did.
 	// +optional
-	// +kubebuilder:validation:MaxLength=128
-	Reason string `json:"reason,omitempty"`
+	Reason AcknowledgementReason `json:"reason,omitempty"`
 
 	// reservation names the provider's Reservation when confirmed.
 	// +optional

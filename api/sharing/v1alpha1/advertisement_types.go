@@ -30,21 +30,68 @@ const (
 	DecisionRefused  AdvertisementDecision = "Refused"
 )
 
-// Advertisement condition types and reasons.
+// Advertisement condition types and the reason only a condition gives.
 const (
 	// AdvertisementAccepted is True when the incoming policy accepted the
-	// advertisement; its reason and message are the policy's.
+	// advertisement. Its reason is PolicyAccepted or PolicyRefused, or the
+	// status.reason of a refusal before any policy (UnknownPeer, Invalid,
+	// TimeToLivePassed); its message has status.reason and
+	// status.message.
 	AdvertisementAccepted = "Accepted"
 	// AdvertisementExpired is True once the time-to-live passed without a
 	// renewal; the virtual nodes are cordoned and drained.
 	AdvertisementExpired = "Expired"
 
-	AdvertisementReasonPolicyAccepted = "PolicyAccepted"
-	AdvertisementReasonPolicyRefused  = "PolicyRefused"
-	AdvertisementReasonUnknownPeer    = "UnknownPeer"
-	AdvertisementReasonInvalid        = "Invalid"
-	AdvertisementReasonTimeToLive     = "TimeToLivePassed"
-	AdvertisementReasonRenewed        = "Renewed"
+	// AdvertisementConditionReasonRenewed is Expired's reason while the
+	// advertisement holds.
+	AdvertisementConditionReasonRenewed = "Renewed"
+)
+
+// AdvertisementReason says in one CamelCase word why the receiver decided
+// as it did (status.reason): a refusal before any policy, the broker's
+// listing, or the incoming policy's reason. A policy's reason outside this
+// list is recorded as PolicyAccepted or PolicyRefused, with the policy's
+// word at the start of status.message.
+// +kubebuilder:validation:Enum=PolicyAccepted;PolicyRefused;UntrustedPeer;CurrencyNotAccepted;PriceAboveCeiling;NoShapeLargeEnough;Listed;UnknownPeer;ClusterIDMismatch;WrongConsumer;Invalid;TimeToLivePassed;NoFullAdvertisement
+type AdvertisementReason string
+
+// The reasons of a receiver's decision.
+const (
+	// AdvertisementReasonPolicyAccepted: the incoming policy accepted it.
+	AdvertisementReasonPolicyAccepted AdvertisementReason = "PolicyAccepted"
+	// AdvertisementReasonPolicyRefused: the incoming policy refused it for
+	// a reason of its own, which starts the message.
+	AdvertisementReasonPolicyRefused AdvertisementReason = "PolicyRefused"
+	// AdvertisementReasonUntrustedPeer: the provider is not among the
+	// policy's trusted peers.
+	AdvertisementReasonUntrustedPeer AdvertisementReason = "UntrustedPeer"
+	// AdvertisementReasonCurrencyNotAccepted: the policy has no price
+	// ceiling in the prices' currency.
+	AdvertisementReasonCurrencyNotAccepted AdvertisementReason = "CurrencyNotAccepted"
+	// AdvertisementReasonPriceAboveCeiling: a price is above the policy's
+	// ceiling.
+	AdvertisementReasonPriceAboveCeiling AdvertisementReason = "PriceAboveCeiling"
+	// AdvertisementReasonNoShapeLargeEnough: no node shape is as large as
+	// the policy's minimum.
+	AdvertisementReasonNoShapeLargeEnough AdvertisementReason = "NoShapeLargeEnough"
+	// AdvertisementReasonListed: a broker lists it in its table.
+	AdvertisementReasonListed AdvertisementReason = "Listed"
+	// AdvertisementReasonUnknownPeer: no enabled Peer maps to the
+	// namespace that holds it.
+	AdvertisementReasonUnknownPeer AdvertisementReason = "UnknownPeer"
+	// AdvertisementReasonClusterIDMismatch: it claims another cluster ID
+	// than that of the Peer that wrote it.
+	AdvertisementReasonClusterIDMismatch AdvertisementReason = "ClusterIDMismatch"
+	// AdvertisementReasonWrongConsumer: it is made for another receiver.
+	AdvertisementReasonWrongConsumer AdvertisementReason = "WrongConsumer"
+	// AdvertisementReasonInvalid: it breaks a rule the schema cannot
+	// check; the message names the field.
+	AdvertisementReasonInvalid AdvertisementReason = "Invalid"
+	// AdvertisementReasonTimeToLive: its time-to-live passed.
+	AdvertisementReasonTimeToLive AdvertisementReason = "TimeToLivePassed"
+	// AdvertisementReasonNoFullAdvertisement: a Partial one came before
+	// any Full one, so its prices are unknown.
+	AdvertisementReasonNoFullAdvertisement AdvertisementReason = "NoFullAdvertisement"
 )
 
 // AdvertisedImage is a container image already present on the provider's
@@ -182,11 +229,10 @@ type AdvertisementStatus struct {
 	// +optional
 	Decision AdvertisementDecision `json:"decision,omitempty"`
 
-	// reason is the policy's reason in one CamelCase word, such as
-	// "PriceAboveCeiling" or "UntrustedPeer".
+	// reason says in one CamelCase word why the receiver decided as it
+	// did, such as "PriceAboveCeiling" or "UntrustedPeer".
 	// +optional
-	// +kubebuilder:validation:MaxLength=128
-	Reason string `json:"reason,omitempty"`
+	Reason AdvertisementReason `json:"reason,omitempty"`
 
 	// message explains the decision to a person.
 	// +optional

@@ -138,6 +138,19 @@ type Money struct {
 	Period PricePeriod `json:"period,omitempty"`
 }
 
+// The summary condition of every message of the protocol (Advertisement,
+// Offer, Quote, Acknowledgement, Release, Reservation, CapacityQuery).
+const (
+	// ConditionReady is True when the message had the outcome it asks
+	// for, with the reason and message of the condition that holds it
+	// (Accepted and not Expired, Selected, Answered, Released, Held;
+	// an Acknowledgement's decision); False with the reason and message
+	// of the condition that says why not; Unknown before any outcome.
+	ConditionReady = "Ready"
+	// ReasonNotAnswered is Ready's reason while no outcome is written.
+	ReasonNotAnswered = "NotAnswered"
+)
+
 // SourceKind is the kind of message a Reservation or a Release refers to.
 // +kubebuilder:validation:Enum=Advertisement;Offer
 type SourceKind string

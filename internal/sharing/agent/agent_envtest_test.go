@@ -66,7 +66,7 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		if err := c.Client.Get(t.Context(), client.ObjectKey{Namespace: "from-prov-p", Name: "prov-p"}, adv); err != nil {
 			return "", err.Error()
 		}
-		return adv.Status.Decision, adv.Status.Reason
+		return adv.Status.Decision, string(adv.Status.Reason)
 	}
 
 	testenv.Eventually(t, 90*time.Second, "cons-b refuses by price and cons-a accepts", func() string {
@@ -132,7 +132,7 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 			if err := a.Client.Get(t.Context(), client.ObjectKeyFromObject(adv), adv); err != nil {
 				return err.Error()
 			}
-			got = append(got, string(adv.Status.Decision)+"/"+adv.Status.Reason)
+			got = append(got, string(adv.Status.Decision)+"/"+string(adv.Status.Reason))
 		}
 		return cmp.Diff([]string{"Refused/ClusterIDMismatch", "Refused/UnknownPeer"}, got)
 	})
@@ -143,7 +143,7 @@ func TestAdvertiseDecideReserve(t *testing.T) {
 		if err := a.Client.Get(t.Context(), client.ObjectKeyFromObject(spoofs[1]), spoofs[1]); err != nil {
 			return err.Error()
 		}
-		return cmp.Diff("Refused/ClusterIDMismatch", string(spoofs[1].Status.Decision)+"/"+spoofs[1].Status.Reason)
+		return cmp.Diff("Refused/ClusterIDMismatch", string(spoofs[1].Status.Decision)+"/"+string(spoofs[1].Status.Reason))
 	})
 
 	// Each consumer's agent probes its provider with the Peer's credentials.

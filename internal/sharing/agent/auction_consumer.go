@@ -195,6 +195,7 @@ func (r *auction) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		cond.Message = fmt.Sprintf("won by %s at %s per hour among %d offers", w.Spec.Provider, closed.PriceString(), len(closed.Verdicts))
 	}
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
+	sharing.SetReady(q)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
 	}

@@ -50,9 +50,9 @@ func TestAuction(t *testing.T) {
 		}
 		var got []string
 		for _, a := range list.Items {
-			got = append(got, a.Name+"="+a.Status.Reason)
+			got = append(got, a.Name+"="+string(a.Status.Reason)+" "+ready(a.Status.Conditions))
 		}
-		return cmp.Diff([]string{"prov-1=PriceAboveCeiling", "prov-2=PriceAboveCeiling"}, got)
+		return cmp.Diff([]string{"prov-1=PriceAboveCeiling Ready=False/PolicyRefused", "prov-2=PriceAboveCeiling Ready=False/PolicyRefused"}, got)
 	})
 
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
@@ -92,7 +92,7 @@ func TestAuction(t *testing.T) {
 			return "not closed yet"
 		}
 		won, wonQuote = list.Items[0].Status.Offer, list.Items[0].Name
-		return cmp.Diff("True/Offered", string(c.Status)+"/"+c.Reason)
+		return cmp.Diff("True/Offered Ready=True/Offered", string(c.Status)+"/"+c.Reason+" "+ready(list.Items[0].Status.Conditions))
 	})
 	if diff := cmp.Diff("from-prov-2/", won[:len("from-prov-2/")]); diff != "" {
 		t.Errorf("winning offer (-want +got):\n%s", diff)
@@ -103,7 +103,7 @@ func TestAuction(t *testing.T) {
 			return "none"
 		}
 		a := list.Items[0]
-		return string(a.Status.Decision) + "/" + a.Status.Reason
+		return string(a.Status.Decision) + "/" + string(a.Status.Reason) + " " + ready(a.Status.Conditions)
 	}
 	testenv.Eventually(t, 30*time.Second, "prov-2 confirms and reserves, prov-1 is declined", func() string {
 		type got struct {
@@ -116,7 +116,7 @@ func TestAuction(t *testing.T) {
 				offered = append(offered, r)
 			}
 		}
-		return cmp.Diff(got{"Refused/Declined", "Confirmed/Reserved", []string{"home.offer." + won[len("from-prov-2/"):] + "=Reserved"}},
+		return cmp.Diff(got{"Refused/Declined Ready=True/Declined", "Confirmed/Reserved Ready=True/Reserved", []string{"home.offer." + won[len("from-prov-2/"):] + "=Reserved"}},
 			got{ack(p1), ack(p2), offered})
 	})
 	for _, r := range reservations(t, p1) {
@@ -194,7 +194,7 @@ func TestAuction(t *testing.T) {
 		if c == nil {
 			return "not released yet"
 		}
-		return cmp.Diff([]any{"Freed", false}, []any{c.Reason, contains(reservations(t, p2), "home.offer."+offer+"=Reserved")})
+		return cmp.Diff([]any{"Freed", "Ready=True/Freed", false}, []any{c.Reason, ready(rel.Status.Conditions), contains(reservations(t, p2), "home.offer."+offer+"=Reserved")})
 	})
 
 	// An offer nobody acknowledges holds its capacity until OfferHold after
@@ -221,4 +221,13 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// ready is a message's summary condition as "Ready=Status/Reason".
+func ready(conds []metav1.Condition) string {
+	c := meta.FindStatusCondition(conds, sharingv1alpha1.ConditionReady)
+	if c == nil {
+		return "Ready=none"
+	}
+	return "Ready=" + string(c.Status) + "/" + c.Reason
 }

@@ -20,15 +20,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
-// Reasons of the provider's answers to acknowledgements.
-const (
-	ReasonConfirmed    = "Reserved"
-	ReasonDeclined     = "Declined"
-	ReasonNoOffer      = "NoOffer"
-	ReasonOfferExpired = "OfferExpired"
-	ReasonCapacityGone = "CapacityGone"
-)
-
 // quotes answers the Quotes consumers write into this cluster with Offers
 // written into theirs, holding the capacity until the offer expires.
 type quotes struct{ *base }
@@ -79,6 +70,7 @@ func (r *quotes) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		patch := client.MergeFrom(q.DeepCopy())
 		q.Status.Offer = offer
 		meta.SetStatusCondition(&q.Status.Conditions, metav1.Condition{Type: sharingv1alpha1.QuoteAnswered, Status: status, Reason: reason, Message: msg, ObservedGeneration: q.Generation})
+		sharing.SetReady(q)
 		if err := r.Status().Patch(ctx, q, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("failed to answer quote %s: %w", klog.KObj(q), err)
 		}
@@ -165,26 +157,26 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	}
 	now := r.clock.Now()
 	key := sharing.HoldKey{Consumer: peer.Spec.ClusterID, Source: sharingv1alpha1.SourceReference{Kind: sharingv1alpha1.SourceOffer, Name: a.Spec.Offer}}
-	decision, reason, reservation := sharingv1alpha1.AckRefused, "", ""
+	decision, reason, reservation := sharingv1alpha1.AckRefused, sharingv1alpha1.AcknowledgementReason(""), ""
 	var until time.Time
 	err = r.book.do(ctx, func(l *sharing.Ledger) ([]sharing.HoldKey, error) {
 		h, ok := l.Get(key)
 		switch {
 		case a.Spec.Consumer != peer.Spec.ClusterID:
-			reason = sharing.ReasonConsumerMismatch
+			reason = sharingv1alpha1.AcknowledgementReasonConsumerMismatch
 			return nil, nil
 		case !ok:
-			reason = ReasonNoOffer
+			reason = sharingv1alpha1.AcknowledgementReasonNoOffer
 			return nil, nil
 		case !a.Spec.Confirm:
-			reason = ReasonDeclined
+			reason = sharingv1alpha1.AcknowledgementReasonDeclined
 			_, err := l.Release(key)
 			return []sharing.HoldKey{key}, err
 		case h.State == sharingv1alpha1.ReservationReserved:
-			decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key), h.ExpiresAt
+			decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, sharingv1alpha1.AcknowledgementReasonReserved, reservationName(key), h.ExpiresAt
 			return nil, nil
 		case !now.Before(h.ExpiresAt):
-			reason = ReasonOfferExpired
+			reason = sharingv1alpha1.AcknowledgementReasonOfferExpired
 			_, err := l.Release(key)
 			return []sharing.HoldKey{key}, err
 		}
@@ -194,14 +186,14 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 			return nil, err
 		}
 		if _, err := l.Offer(spare, key.Consumer, key.Source.Name, h.Slices, now, now.Add(r.opts.ReservedHold)); err != nil {
-			reason = ReasonCapacityGone
+			reason = sharingv1alpha1.AcknowledgementReasonCapacityGone
 			return []sharing.HoldKey{key}, nil //nolint:nilerr // the refusal is the reason, recorded in status
 		}
 		held, err := l.Accept(key, now)
 		if err != nil {
 			return []sharing.HoldKey{key}, err
 		}
-		decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, ReasonConfirmed, reservationName(key), held.ExpiresAt
+		decision, reason, reservation, until = sharingv1alpha1.AckConfirmed, sharingv1alpha1.AcknowledgementReasonReserved, reservationName(key), held.ExpiresAt
 		return []sharing.HoldKey{key}, nil
 	})
 	if err != nil && !errors.Is(err, sharing.ErrNoHold) {
@@ -216,6 +208,7 @@ func (r *acks) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	}
 	patch := client.MergeFrom(a.DeepCopy())
 	a.Status.Decision, a.Status.Reason, a.Status.Reservation = decision, reason, reservation
+	sharing.SetReady(a)
 	if err := r.Status().Patch(ctx, a, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to answer acknowledgement %s: %w", klog.KObj(a), err)
 	}
@@ -261,6 +254,7 @@ func (r *releases) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	patch := client.MergeFrom(rel.DeepCopy())
 	rel.Status.ReleasedTime = &now
 	meta.SetStatusCondition(&rel.Status.Conditions, metav1.Condition{Type: sharingv1alpha1.ReleaseDone, Status: metav1.ConditionTrue, Reason: reason, Message: key.String(), ObservedGeneration: rel.Generation})
+	sharing.SetReady(rel)
 	if err := r.Status().Patch(ctx, rel, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to answer release %s: %w", klog.KObj(rel), err)
 	}

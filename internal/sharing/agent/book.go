@@ -103,6 +103,7 @@ func (b *book) persist(ctx context.Context, k sharing.HoldKey) error {
 	}
 	r.Status.Total = total
 	r.Status.ObservedGeneration = r.Generation
+	sharing.SetReady(r)
 	if err := b.client.Status().Update(ctx, r); err != nil {
 		return fmt.Errorf("failed to write the status of reservation %q: %w", r.Name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 // ReasonBrokerSilent closes an auction whose broker wrote no result by
@@ -67,6 +68,7 @@ func (r *auction) brokered(ctx context.Context, q *sharingv1alpha1.Quote, broker
 	q.Status.Offer, q.Status.Provider, q.Status.Price = there.Status.Offer, there.Status.Provider, there.Status.Price
 	meta.SetStatusCondition(&q.Status.Conditions, metav1.Condition{Type: result.Type, Status: result.Status, Reason: result.Reason,
 		Message: fmt.Sprintf("through broker %q: %s", broker.Spec.ClusterID, result.Message)})
+	sharing.SetReady(q)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
 	}

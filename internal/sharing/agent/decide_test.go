@@ -237,3 +237,36 @@ func TestRetryDue(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcome: the incoming policy's reason becomes status.reason when the
+// API's enum has it; another word is recorded as PolicyAccepted or
+// PolicyRefused and leads the message, so nothing the policy said is lost.
+func TestOutcome(t *testing.T) {
+	tests := []struct {
+		name   string
+		result string
+		want   sharing.Judgement
+	}{
+		{name: "accepted", result: `{"accepted": true, "reason": "PolicyAccepted", "message": "2 of 2 shapes", "acceptedShapes": ["a"]}`,
+			want: sharing.Judgement{Decision: sharingv1alpha1.DecisionAccepted, Reason: sharingv1alpha1.AdvertisementReasonPolicyAccepted, Message: "2 of 2 shapes", AcceptedShapes: []string{"a"}}},
+		{name: "a shipped refusal", result: `{"accepted": false, "reason": "PriceAboveCeiling", "message": "cpu costs 0.5"}`,
+			want: sharing.Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: sharingv1alpha1.AdvertisementReasonPriceAboveCeiling, Message: "cpu costs 0.5"}},
+		{name: "a refusal of the policy's own", result: `{"accepted": false, "reason": "OutsideOfficeHours", "message": "peers lend from 8 to 18"}`,
+			want: sharing.Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: sharingv1alpha1.AdvertisementReasonPolicyRefused, Message: "OutsideOfficeHours: peers lend from 8 to 18"}},
+		{name: "an acceptance of the policy's own", result: `{"accepted": true, "reason": "Trusted"}`,
+			want: sharing.Judgement{Decision: sharingv1alpha1.DecisionAccepted, Reason: sharingv1alpha1.AdvertisementReasonPolicyAccepted, Message: "Trusted"}},
+		{name: "a receiver's reason is not the policy's to give", result: `{"accepted": false, "reason": "Listed", "message": "m"}`,
+			want: sharing.Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: sharingv1alpha1.AdvertisementReasonPolicyRefused, Message: "Listed: m"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := outcome([]byte(tc.result))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

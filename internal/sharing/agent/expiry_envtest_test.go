@@ -44,7 +44,7 @@ func TestExpiry(t *testing.T) {
 			return err.Error()
 		}
 		expired := meta.IsStatusConditionTrue(adv.Status.Conditions, sharingv1alpha1.AdvertisementExpired)
-		return string(adv.Status.Decision) + "/" + adv.Status.Reason + "/expired=" + map[bool]string{true: "true", false: "false"}[expired]
+		return string(adv.Status.Decision) + "/" + string(adv.Status.Reason) + "/expired=" + map[bool]string{true: "true", false: "false"}[expired]
 	}
 	testenv.Eventually(t, 60*time.Second, "accepted and reserved", func() string {
 		return cmp.Diff([]any{"Accepted/PolicyAccepted/expired=false", []string{"cons.advertisement.prov=Reserved"}}, []any{state(), reservations(t, p)})

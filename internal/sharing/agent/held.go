@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 // heldCondition is a Reservation's Held condition: False when a slice's
@@ -26,12 +27,14 @@ func heldCondition(slices []sharingv1alpha1.NodeSlice, nodes map[string]bool, ov
 	return c
 }
 
-// setHeld puts c into conditions and reports whether it changed them.
-func setHeld(conditions *[]metav1.Condition, c metav1.Condition) bool {
-	old := meta.FindStatusCondition(*conditions, c.Type)
-	if old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message && old.ObservedGeneration == c.ObservedGeneration {
-		return false
+// setHeld puts c into res's conditions, with the summary Ready that
+// follows it, and reports whether that changed them.
+func setHeld(res *sharingv1alpha1.Reservation, c metav1.Condition) bool {
+	changed := false
+	if old := meta.FindStatusCondition(res.Status.Conditions, c.Type); old == nil || old.Status != c.Status || old.Reason != c.Reason ||
+		old.Message != c.Message || old.ObservedGeneration != c.ObservedGeneration {
+		meta.SetStatusCondition(&res.Status.Conditions, c)
+		changed = true
 	}
-	meta.SetStatusCondition(conditions, c)
-	return true
+	return sharing.SetReady(res) || changed
 }

@@ -99,9 +99,36 @@ func outcome(result []byte) (sharing.Judgement, error) {
 	if r.Reason == "" {
 		return sharing.Judgement{}, fmt.Errorf("the incoming policy's decision %s has no reason", result)
 	}
-	v := sharing.Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: r.Reason, Message: r.Message}
+	v := sharing.Judgement{Decision: sharingv1alpha1.DecisionRefused, Reason: sharingv1alpha1.AdvertisementReasonPolicyRefused, Message: r.Message}
 	if r.Accepted {
-		v.Decision, v.AcceptedShapes = sharingv1alpha1.DecisionAccepted, r.AcceptedShapes
+		v.Decision, v.Reason, v.AcceptedShapes = sharingv1alpha1.DecisionAccepted, sharingv1alpha1.AdvertisementReasonPolicyAccepted, r.AcceptedShapes
+	}
+	switch reason := sharingv1alpha1.AdvertisementReason(r.Reason); {
+	case reason == v.Reason:
+	case !r.Accepted && policyRefusals[reason]:
+		v.Reason = reason
+	default:
+		// A word of the policy's own, which status.reason does not take:
+		// it leads the message, so nothing the policy said is lost.
+		v.Message = joinReason(r.Reason, r.Message)
 	}
 	return v, nil
+}
+
+// policyRefusals are the reasons an incoming policy refuses with that
+// status.reason takes as they are (the shipped policy's); any other is
+// recorded as PolicyRefused with the word in the message.
+var policyRefusals = map[sharingv1alpha1.AdvertisementReason]bool{
+	sharingv1alpha1.AdvertisementReasonUntrustedPeer:       true,
+	sharingv1alpha1.AdvertisementReasonCurrencyNotAccepted: true,
+	sharingv1alpha1.AdvertisementReasonPriceAboveCeiling:   true,
+	sharingv1alpha1.AdvertisementReasonNoShapeLargeEnough:  true,
+}
+
+// joinReason is a policy's own reason word and message as one message.
+func joinReason(reason, message string) string {
+	if message == "" {
+		return reason
+	}
+	return reason + ": " + message
 }

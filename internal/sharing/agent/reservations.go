@@ -73,7 +73,7 @@ func (r *reservations) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Resu
 	for i := range list.Items {
 		res := &list.Items[i]
 		patch := client.MergeFrom(res.DeepCopy())
-		if !setHeld(&res.Status.Conditions, heldCondition(res.Spec.Slices, nodes, over, res.Generation)) {
+		if !setHeld(res, heldCondition(res.Spec.Slices, nodes, over, res.Generation)) {
 			continue
 		}
 		if err := r.Status().Patch(ctx, res, patch); client.IgnoreNotFound(err) != nil {

@@ -242,6 +242,7 @@ func (r *auctions) handOver(ctx context.Context, q *sharingv1alpha1.Quote, winne
 	}
 	patch := client.MergeFrom(cp.DeepCopy())
 	meta.SetStatusCondition(&cp.Status.Conditions, *selected)
+	sharing.SetReady(cp)
 	if err := r.Status().Patch(ctx, cp, patch); err != nil {
 		return fmt.Errorf("failed to mark the offer handed to consumer %q selected: %w", q.Spec.Consumer, err)
 	}
@@ -259,6 +260,7 @@ func (r *auctions) answer(ctx context.Context, q *sharingv1alpha1.Quote, closed 
 		q.Status.Offer, q.Status.Provider, q.Status.Price = w.Namespace+"/"+w.Name, w.Spec.Provider, closed.Price()
 	}
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
+	sharing.SetReady(q)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to close auction %s: %w", klog.KObj(q), err)
 	}

@@ -64,6 +64,7 @@ func (r *queries) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	now := metav1.NewTime(r.clock.Now())
 	q.Status.Matches, q.Status.AnsweredAt, q.Status.ObservedGeneration = matches, &now, q.Generation
 	meta.SetStatusCondition(&q.Status.Conditions, cond)
+	sharing.SetReady(q)
 	if err := r.Status().Patch(ctx, q, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to answer query %s: %w", klog.KObj(q), err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
 // releases forwards the Releases consumers write for the offers the broker
@@ -96,6 +97,7 @@ func (r *releases) report(ctx context.Context, rel *sharingv1alpha1.Release, con
 	patch := client.MergeFrom(rel.DeepCopy())
 	cond.ObservedGeneration = rel.Generation
 	meta.SetStatusCondition(&rel.Status.Conditions, cond)
+	sharing.SetReady(rel)
 	rel.Status.ReleasedTime = at
 	if err := r.Status().Patch(ctx, rel, patch); err != nil {
 		return fmt.Errorf("failed to report release %s: %w", klog.KObj(rel), err)

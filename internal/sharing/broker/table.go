@@ -18,10 +18,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/sharing"
 )
 
-// ReasonListed is the reason of an advertisement the broker keeps in its
-// table.
-const ReasonListed = "Listed"
-
 // table decides every Advertisement published to the broker: listed, or
 // refused with the reason.
 type table struct{ *base }
@@ -52,7 +48,7 @@ func (r *table) setup(mgr ctrl.Manager) error {
 // listed decides adv as the broker's table holds it: it must pass the
 // receiver's precheck with the broker as receiver and the member that
 // wrote it as sender, and that member must lend through the broker.
-func listed(adv *sharingv1alpha1.Advertisement, m *member, self sharingv1alpha1.ClusterID, now time.Time, skew time.Duration) (reason, message string, ok bool) {
+func listed(adv *sharingv1alpha1.Advertisement, m *member, self sharingv1alpha1.ClusterID, now time.Time, skew time.Duration) (reason sharingv1alpha1.AdvertisementReason, message string, ok bool) {
 	var sender *sharingv1alpha1.Peer
 	if m != nil && m.lends() {
 		sender = m.Registration
@@ -64,7 +60,7 @@ func listed(adv *sharingv1alpha1.Advertisement, m *member, self sharingv1alpha1.
 		j := sharing.NoFullAdvertisement()
 		return j.Reason, j.Message, false
 	}
-	return ReasonListed, fmt.Sprintf("listed with %d shapes until %s", len(adv.Spec.Availability), sharing.ExpiresAt(&adv.Spec).UTC().Format(time.RFC3339)), true
+	return sharingv1alpha1.AdvertisementReasonListed, fmt.Sprintf("listed with %d shapes until %s", len(adv.Spec.Availability), sharing.ExpiresAt(&adv.Spec).UTC().Format(time.RFC3339)), true
 }
 
 // Reconcile decides one advertisement and comes back when it expires.

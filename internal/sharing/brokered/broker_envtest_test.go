@@ -129,7 +129,7 @@ func TestBroker(t *testing.T) {
 		}
 		var got []string
 		for _, a := range list.Items {
-			got = append(got, a.Namespace+"/"+a.Name+"="+a.Status.Reason)
+			got = append(got, a.Namespace+"/"+a.Name+"="+string(a.Status.Reason))
 		}
 		want := []string{"member-prov-1/prov-1=Listed", "member-prov-2/prov-2=Listed"}
 		return cmp.Diff(want, got) + cmp.Diff([]string{"broker.advertisement.prov-1=Reserved"}, reservations(t, p1))
@@ -392,7 +392,7 @@ func acks(t *testing.T, c *testenv.Cluster) []string {
 	}
 	var out []string
 	for _, a := range list.Items {
-		out = append(out, a.Name+"="+string(a.Status.Decision)+"/"+a.Status.Reason)
+		out = append(out, a.Name+"="+string(a.Status.Decision)+"/"+string(a.Status.Reason))
 	}
 	return out
 }

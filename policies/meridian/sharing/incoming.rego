@@ -14,6 +14,12 @@
 # resource (perUnitHour; a currency with none is refused when the
 # advertisement has prices, a resource with none is not limited) and
 # minimumShape (a smaller shape is not accepted).
+#
+# decision = {accepted, reason, message, acceptedShapes}. The reason is
+# recorded in the Advertisement's status.reason, an enum: PolicyAccepted,
+# and the refusals UntrustedPeer, CurrencyNotAccepted, PriceAboveCeiling,
+# NoShapeLargeEnough, PolicyRefused. Another word is recorded as
+# PolicyAccepted or PolicyRefused and leads the message.
 package meridian.sharing.incoming
 
 import data.meridian.sharing.config
