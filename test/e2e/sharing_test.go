@@ -209,7 +209,7 @@ func TestSharingOnTestbed(t *testing.T) {
 			if err := w.home.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
 				return err.Error()
 			}
-			return cmp.Diff("Failed/"+virtualnode.ReasonTwinDeleted, string(pod.Status.Phase)+"/"+string(pod.Status.Reason))
+			return cmp.Diff("Failed/"+virtualnode.ReasonTwinDeleted, string(pod.Status.Phase)+"/"+pod.Status.Reason)
 		})
 	})
 
