@@ -1,6 +1,9 @@
 package v1alpha1
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -168,6 +171,24 @@ type Money struct {
 	// +kubebuilder:validation:MaxLength=3
 	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
 	Currency string `json:"currency"`
+}
+
+// UnmarshalJSON reads a Money, and also a bare decimal such as "0.0960",
+// the shape of a decision's price before prices carried their currency, as
+// that many US dollars, the currency such a price was always in. The API
+// server refuses that shape in writes; reading it lets Meridian read a
+// CloudVM decided before the change and write its decision back as money.
+func (m *Money) UnmarshalJSON(data []byte) error {
+	if legacy := bytes.TrimSpace(data); len(legacy) > 0 && legacy[0] != '{' && !bytes.Equal(legacy, []byte("null")) {
+		var q resource.Quantity
+		if err := q.UnmarshalJSON(legacy); err != nil {
+			return err
+		}
+		*m = Money{Amount: q, Currency: "USD"}
+		return nil
+	}
+	type plain Money
+	return json.Unmarshal(data, (*plain)(m))
 }
 
 // SecretReference names a Secret in the same namespace.

@@ -1,6 +1,11 @@
 package v1alpha1
 
-import "k8s.io/apimachinery/pkg/api/resource"
+import (
+	"bytes"
+	"encoding/json"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Money is an amount in a currency. The field that holds it says what the
 // amount pays for and for how long (pricePerHour: one node for one hour),
@@ -24,6 +29,25 @@ type Money struct {
 	// +kubebuilder:validation:MaxLength=3
 	// +kubebuilder:validation:Pattern=`^[A-Z]{3}$`
 	Currency string `json:"currency"`
+}
+
+// UnmarshalJSON reads a Money, and also a bare decimal such as "0.16", the
+// shape of a price before prices carried their currency, as an amount
+// without a currency. The API server refuses that shape in writes; reading
+// it lets Meridian read an object stored before the change and name the
+// currency it lacks, where a failed read would stop the controller's cache
+// for every object of the kind.
+func (m *Money) UnmarshalJSON(data []byte) error {
+	if legacy := bytes.TrimSpace(data); len(legacy) > 0 && legacy[0] != '{' && !bytes.Equal(legacy, []byte("null")) {
+		var q resource.Quantity
+		if err := q.UnmarshalJSON(legacy); err != nil {
+			return err
+		}
+		*m = Money{Amount: q}
+		return nil
+	}
+	type plain Money
+	return json.Unmarshal(data, (*plain)(m))
 }
 
 // SecretReference names a Secret, and optionally one key in it.

@@ -45,6 +45,12 @@ func TestPools(t *testing.T) {
 			wantErr: `invalid CloudProvisioner spec: spec.flavors[large].pricePerHour.currency: Invalid value: "EUR": must be USD, the currency of spec.flavors[small].pricePerHour.currency: the provisioner compares flavors by price`,
 		},
 		{
+			name: "a price stored before prices carried their currency",
+			spec: multiclusterv1alpha1.CloudProvisionerSpec{Flavors: []multiclusterv1alpha1.CloudFlavor{
+				{Name: "small", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi"), PricePerHour: &multiclusterv1alpha1.Money{Amount: resource.MustParse("0.08")}}}},
+			wantErr: `invalid CloudProvisioner spec: spec.flavors[small].pricePerHour.currency: Invalid value: "": must be an ISO 4217 code such as USD`,
+		},
+		{
 			name:    "neither",
 			wantErr: "invalid CloudProvisioner spec: spec.flavors: Required value: at least one flavor (name, cpu, memory, pricePerHour)",
 		},

@@ -53,6 +53,10 @@ func optimizerConfig(hpa *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscal
 	}
 	for i, c := range spec.Clusters {
 		price := money.New(c.PricePerHour.Amount, c.PricePerHour.Currency)
+		if err := money.ValidCurrency(c.PricePerHour.Currency); err != nil {
+			// A price stored before prices carried their currency.
+			return optimizer.Config{}, fmt.Errorf("spec.optimizer.clusters[%d].pricePerHour.currency: %w: write the currency the price is in", i, err)
+		}
 		if price.Sign() < 0 {
 			return optimizer.Config{}, fmt.Errorf("spec.optimizer.clusters[%d].pricePerHour.amount %s: must not be negative", i, c.PricePerHour.Amount.String())
 		}

@@ -60,6 +60,10 @@ func TestOptimizerConfig(t *testing.T) {
 				multiclusterv1alpha1.OptimizerClusterPrice{Name: "cloud", PricePerHour: multiclusterv1alpha1.Money{Amount: resource.MustParse("0.1"), Currency: "EUR"}})
 		},
 			`spec.optimizer.clusters[1].pricePerHour.currency "EUR": must be USD, the currency of clusters[0]`},
+		{"a price stored before prices carried their currency", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
+			h.Spec.Optimizer.Clusters[0].PricePerHour.Currency = ""
+		},
+			`spec.optimizer.clusters[0].pricePerHour.currency: currency "": not an ISO 4217 currency code (three capital letters, such as EUR or USD): write the currency the price is in`},
 		{"negative price", func(h *multiclusterv1alpha1.MultiClusterHorizontalPodAutoscaler) {
 			h.Spec.Optimizer.Clusters[0].PricePerHour.Amount = resource.MustParse("-0.04")
 		},
