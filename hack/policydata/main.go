@@ -33,7 +33,10 @@
 // the provider's fallbackRegion (as Karpenter itself does with its static
 // prices), and the provider is then marked "verified": false with a source
 // that names those regions; a provider with unpriced regions and no fallback
-// region is an error.
+// region is an error. Every source prices in US dollars, which
+// instances/data.json says per provider ("currency"). Prices are read,
+// compared and written as the decimals the sources write (the price type),
+// never through a float64.
 //
 // With -gcp-pricing, -azure-pricing or -aws-pricing an extract is first
 // rebuilt from a copy of the source file at the commit given with
@@ -73,6 +76,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/meridian-dev/meridian/internal/money"
 )
 
 const (
@@ -341,8 +346,8 @@ type priceExtract struct {
 		Generated  string `json:"generated"`
 		Copyright  string `json:"copyright"`
 	} `json:"source"`
-	Sizes        map[string]size               `json:"sizes,omitempty"`
-	PricePerHour map[string]map[string]float64 `json:"pricePerHour"`
+	Sizes        map[string]size             `json:"sizes,omitempty"`
+	PricePerHour map[string]map[string]price `json:"pricePerHour"`
 	// Unpriced lists the provider's shipped regions that the source has no
 	// prices for.
 	Unpriced []string `json:"unpriced,omitempty"`
@@ -365,7 +370,7 @@ func extractGCP(path, commit string) error {
 				CPU  float64 `yaml:"cpu"`
 				RAM  float64 `yaml:"ram"`
 				Cost map[string]struct {
-					Hour float64 `yaml:"hour"`
+					Hour price `yaml:"hour"`
 				} `yaml:"cost"`
 			} `yaml:"instance"`
 		} `yaml:"compute"`
@@ -385,7 +390,7 @@ func extractGCP(path, commit string) error {
 	out.Source.Generated = doc.About.Generated
 	out.Source.Copyright = strings.TrimSpace(strings.SplitN(strings.TrimSpace(doc.About.Copyright), "\n", 2)[0])
 	out.Sizes = map[string]size{}
-	out.PricePerHour = map[string]map[string]float64{}
+	out.PricePerHour = map[string]map[string]price{}
 	for _, name := range gcpSizes {
 		it, ok := doc.Compute.Instance[name]
 		if !ok {
@@ -394,11 +399,11 @@ func extractGCP(path, commit string) error {
 		out.Sizes[name] = size{CPUMilli: int64(math.Round(it.CPU * 1000)), MemoryMiB: int64(math.Round(it.RAM * 1024))}
 		for r := range providers["gcp"] {
 			c, ok := it.Cost[r]
-			if !ok || c.Hour <= 0 {
+			if !ok || !c.Hour.positive() {
 				return fmt.Errorf("%s has no hourly price of %s in %s", path, name, r)
 			}
 			if out.PricePerHour[r] == nil {
-				out.PricePerHour[r] = map[string]float64{}
+				out.PricePerHour[r] = map[string]price{}
 			}
 			out.PricePerHour[r][name] = c.Hour
 		}
@@ -423,7 +428,7 @@ func (k karpenterSource) extract(path, commit string) error {
 	if err != nil {
 		return fmt.Errorf("failed to parse %s: %w", path, err)
 	}
-	found := map[string]map[string]float64{}
+	found := map[string]map[string]price{}
 	var bad error
 	add := func(region ast.Expr, lit ast.Expr) {
 		name, ok := stringLit(region)
@@ -472,17 +477,17 @@ func (k karpenterSource) extract(path, commit string) error {
 	if m := generatedAt.FindSubmatch(src); m != nil {
 		out.Source.Generated = string(m[1])
 	}
-	out.PricePerHour = map[string]map[string]float64{}
+	out.PricePerHour = map[string]map[string]price{}
 	for r := range providers[k.provider] {
 		prices, ok := found[r]
 		if !ok {
 			out.Unpriced = append(out.Unpriced, r)
 			continue
 		}
-		out.PricePerHour[r] = map[string]float64{}
+		out.PricePerHour[r] = map[string]price{}
 		for name := range k.sizes {
 			p, ok := prices[name]
-			if !ok || p <= 0 {
+			if !ok || !p.positive() {
 				return fmt.Errorf("%s prices region %s but has no hourly price of %s there", path, r, name)
 			}
 			out.PricePerHour[r][name] = p
@@ -504,11 +509,11 @@ func stringLit(e ast.Expr) (string, bool) {
 
 // priceList reads a composite literal whose every element is a string key
 // with a number literal value.
-func priceList(cl *ast.CompositeLit) (map[string]float64, bool) {
+func priceList(cl *ast.CompositeLit) (map[string]price, bool) {
 	if len(cl.Elts) == 0 {
 		return nil, false
 	}
-	out := make(map[string]float64, len(cl.Elts))
+	out := make(map[string]price, len(cl.Elts))
 	for _, e := range cl.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)
 		if !ok {
@@ -519,7 +524,7 @@ func priceList(cl *ast.CompositeLit) (map[string]float64, bool) {
 		if !ok || !isNum || (b.Kind != token.FLOAT && b.Kind != token.INT) {
 			return nil, false
 		}
-		v, err := strconv.ParseFloat(b.Value, 64)
+		v, err := parsePrice(b.Value)
 		if err != nil {
 			return nil, false
 		}
@@ -540,11 +545,11 @@ func instances() error {
 		Verified bool   `json:"verified"`
 		Source   string `json:"source"`
 		// Currency of every price: the three sources price in US dollars.
-		Currency     string                        `json:"currency"`
-		Sizes        map[string]size               `json:"sizes"`
-		PricePerHour map[string]map[string]float64 `json:"pricePerHour"`
-		Order        []string                      `json:"order"`
-		OrderIn      map[string][]string           `json:"orderIn,omitempty"`
+		Currency     string                      `json:"currency"`
+		Sizes        map[string]size             `json:"sizes"`
+		PricePerHour map[string]map[string]price `json:"pricePerHour"`
+		Order        []string                    `json:"order"`
+		OrderIn      map[string][]string         `json:"orderIn,omitempty"`
 	}
 	out := map[string]provider{}
 	for _, x := range []struct {
@@ -567,7 +572,7 @@ func instances() error {
 			Verified:     true,
 			Currency:     "USD",
 			Sizes:        sizes,
-			PricePerHour: map[string]map[string]float64{},
+			PricePerHour: map[string]map[string]price{},
 		}
 		var unpriced []string
 		for r := range providers[x.provider] {
@@ -577,7 +582,7 @@ func instances() error {
 				continue
 			}
 			for n := range sizes {
-				if !(prices[n] > 0) {
+				if !prices[n].positive() {
 					return fmt.Errorf("%s has no price of %s in %s region %s; rebuild it with %s", x.path, n, x.provider, r, x.rebuild)
 				}
 			}
@@ -615,7 +620,7 @@ func instances() error {
 // comparing every size in every region. order is the rank most regions
 // share; orderIn holds the rank of each region whose prices rank the sizes
 // otherwise.
-func orders(sizes map[string]size, prices map[string]map[string]float64) ([]string, map[string][]string) {
+func orders(sizes map[string]size, prices map[string]map[string]price) ([]string, map[string][]string) {
 	rank := func(region string) []string {
 		names := make([]string, 0, len(sizes))
 		for n := range sizes {
@@ -625,8 +630,8 @@ func orders(sizes map[string]size, prices map[string]map[string]float64) ([]stri
 		sort.Slice(names, func(i, j int) bool {
 			a, b := names[i], names[j]
 			switch {
-			case p[a] != p[b]:
-				return p[a] < p[b]
+			case p[a].cmp(p[b]) != 0:
+				return p[a].cmp(p[b]) < 0
 			case sizes[a].CPUMilli != sizes[b].CPUMilli:
 				return sizes[a].CPUMilli < sizes[b].CPUMilli
 			case sizes[a].MemoryMiB != sizes[b].MemoryMiB:
@@ -679,5 +684,72 @@ func readJSON(path string, v any) error {
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("failed to parse %s: %w", path, err)
 	}
+	return nil
+}
+
+// currency is what every source prices in.
+const currency = "USD"
+
+// price is an hourly price as the decimal its source writes, read and
+// compared exactly (internal/money), never through a float64; JSON writes
+// it as the number it is.
+type price string
+
+// parsePrice reads a decimal such as "0.0960"; trailing zeros of the
+// fraction are dropped, so one price is written one way.
+func parsePrice(s string) (price, error) {
+	s = strings.TrimSpace(s)
+	if _, err := money.Parse(s, currency); err != nil {
+		return "", err
+	}
+	if strings.Contains(s, ".") && !strings.ContainsAny(s, "eE") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return price(s), nil
+}
+
+// money is p in US dollars.
+func (p price) money() money.Money {
+	m, err := money.Parse(string(p), currency)
+	if err != nil {
+		return money.Money{}
+	}
+	return m
+}
+
+// positive reports whether p is a price above zero.
+func (p price) positive() bool { return p != "" && p.money().Sign() > 0 }
+
+// cmp compares p with q: -1, 0 or 1.
+func (p price) cmp(q price) int {
+	c, _ := p.money().Cmp(q.money())
+	return c
+}
+
+// MarshalJSON writes p as a JSON number.
+func (p price) MarshalJSON() ([]byte, error) {
+	if p == "" {
+		return []byte("0"), nil
+	}
+	return []byte(p), nil
+}
+
+// UnmarshalJSON reads a JSON number exactly.
+func (p *price) UnmarshalJSON(b []byte) error {
+	v, err := parsePrice(string(b))
+	if err != nil {
+		return fmt.Errorf("price %s: %w", b, err)
+	}
+	*p = v
+	return nil
+}
+
+// UnmarshalYAML reads a YAML number exactly.
+func (p *price) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parsePrice(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: price %q: %w", n.Line, n.Value, err)
+	}
+	*p = v
 	return nil
 }
