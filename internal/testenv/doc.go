@@ -12,6 +12,16 @@
 //	env.Management.Client.Create(ctx, obj)
 //	kubeconfig := env.Members[0].Kubeconfig
 //
+// A package whose TestMain calls Main shares its servers between its tests:
+// a test's servers go back to a pool when it ends, with every object the
+// test made deleted (finalizers removed, namespaces finalized), and the
+// next test gets them instead of fresh ones; a server a test stopped, or one
+// that cannot be brought back to what it held at start, is replaced. Main
+// stops them all when the tests end. MERIDIAN_TESTENV_FRESH=1 turns the
+// pool off, for a test suspected of depending on another's leftovers.
+//
+//	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+//
 // StartCluster starts one more API server while a test runs, for code that
 // creates clusters (a cloud backend), and StartPrometheus a real Prometheus
 // server (Debian's package, `make prometheus`) scraping the test's own

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -44,13 +46,27 @@ type Cluster struct {
 	env      *envtest.Environment
 	stopOnce sync.Once
 	stopErr  error
+	stopped  bool
+	// baseline is what a pooled server held when it started (pool.go).
+	baseline map[types.UID]object
 }
 
 // Stop stops the cluster's API server and etcd, for tests of a member that
 // goes away. It is safe to call more than once; Start's cleanup calls it too.
 func (c *Cluster) Stop() error {
-	c.stopOnce.Do(func() { c.stopErr = c.env.Stop() })
+	c.stopOnce.Do(func() {
+		servers.mu.Lock()
+		c.stopped = true
+		servers.mu.Unlock()
+		c.stopErr = c.env.Stop()
+	})
 	return c.stopErr
+}
+
+func (c *Cluster) isStopped() bool {
+	servers.mu.Lock()
+	defer servers.mu.Unlock()
+	return c.stopped
 }
 
 // Env is a management cluster and its members.
@@ -112,26 +128,42 @@ func Start(t testing.TB, opts Options) *Env {
 		names[i] = fmt.Sprintf("member-%d", i)
 	}
 
+	keys := make([]string, len(envs))
+	keys[0] = "crds:" + strings.Join(crds, ",")
 	clusters := make([]*Cluster, len(envs))
+	pooled := make([]bool, len(envs))
 	errs := make([]error, len(envs))
 	var wg sync.WaitGroup
 	for i := range envs {
+		if clusters[i] = servers.take(keys[i], names[i]); clusters[i] != nil {
+			pooled[i] = true
+			continue
+		}
 		wg.Go(func() {
-			clusters[i], errs[i] = startOne(names[i], envs[i])
+			if clusters[i], errs[i] = startOne(names[i], envs[i]); errs[i] == nil {
+				pooled[i], errs[i] = servers.started(clusters[i])
+			}
 		})
 	}
 	wg.Wait()
 
-	// Register the stops before failing, so that the servers that did start
-	// are stopped too.
-	for _, c := range clusters {
-		if c != nil {
-			t.Cleanup(func() {
-				if err := c.Stop(); err != nil {
+	// Register the stops (or the returns to the pool) before failing, so
+	// that the servers that did start are stopped too.
+	for i, c := range clusters {
+		if c == nil {
+			continue
+		}
+		t.Cleanup(func() {
+			if pooled[i] {
+				if err := servers.giveBack(keys[i], c); err != nil {
 					t.Errorf("failed to stop API server of %s: %v", c.Name, err)
 				}
-			})
-		}
+				return
+			}
+			if err := c.Stop(); err != nil {
+				t.Errorf("failed to stop API server of %s: %v", c.Name, err)
+			}
+		})
 	}
 	for i, err := range errs {
 		if err != nil {
