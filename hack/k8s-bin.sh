@@ -57,30 +57,67 @@ built() {
   esac
 }
 
-total=${#targets[@]}
-i=0
+# The binaries still missing, by module: one `go build` per module builds
+# its binaries together (their shared packages compiled once, one binary
+# linking while the next compiles), and the three modules build at the same
+# time, so that no core waits on another's link.
+declare -A missing
 for t in "${targets[@]}"; do
   read -r name module pkg <<<"$t"
-  i=$((i + 1))
   if built "$name"; then
-    echo "[$i/$total] $name: already built" >&2
+    echo "$name: already built" >&2
     continue
   fi
-  echo "[$i/$total] $name: building $pkg (this takes a few minutes the first time)..." >&2
-  start=$(date +%s)
-  # Build beside the final name and rename, so an interrupted build never
-  # leaves a half-written binary that the next run would take as done.
-  ldflags="-s -w"
-  [[ "$name" == kube* ]] && ldflags="$k8s_ldflags"
-  [[ "$name" == metrics-server ]] && ldflags="$metrics_server_ldflags"
-  ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" "$pkg" ) &
-  pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 15
-    kill -0 "$pid" 2>/dev/null && echo "      $name: still building ($(( $(date +%s) - start ))s)" >&2
-  done
-  wait "$pid"
-  mv "$dir/.$name.tmp" "$dir/$name"
-  echo "      $name: done in $(( $(date +%s) - start ))s" >&2
+  missing[$module]+="$name=$pkg "
 done
+if (( ${#missing[@]} == 0 )); then
+  echo "$dir"
+  exit 0
+fi
+
+build() { # module, then name=package pairs
+  local module="$1"
+  shift
+  local out="$dir/.build-${module//\//-}"
+  local ldflags="-s -w" pkgs=() n
+  [[ "$module" == hack/k8s ]] && ldflags="$k8s_ldflags"
+  [[ "$module" == hack/metrics-server ]] && ldflags="$metrics_server_ldflags"
+  for n in "$@"; do pkgs+=("${n#*=}"); done
+  rm -rf "$out" && mkdir -p "$out"
+  ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$out/" "${pkgs[@]}" )
+  # go build names each binary after its package's last element, a major
+  # version suffix (/v3) left out.
+  for n in "$@"; do
+    local pkg="${n#*=}" base
+    base="$(basename "$pkg")"
+    [[ "$base" =~ ^v[0-9]+$ ]] && base="$(basename "$(dirname "$pkg")")"
+    mv "$out/$base" "$dir/${n%%=*}"
+  done
+  rm -rf "$out"
+}
+
+start=$(date +%s)
+pids=()
+for module in "${!missing[@]}"; do
+  names=""
+  for n in ${missing[$module]}; do names+="${n%%=*} "; done
+  echo "building ${names% } from $module (about 20 minutes on 2 cores for all, the first time)..." >&2
+  # shellcheck disable=SC2086
+  build "$module" ${missing[$module]} &
+  pids+=($!)
+done
+status=0
+while :; do
+  running=0
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && running=$((running + 1)); done
+  (( running == 0 )) && break
+  sleep 15
+  echo "      still building: $running of ${#pids[@]} modules ($(( $(date +%s) - start ))s)" >&2
+done
+for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+if (( status != 0 )); then
+  echo "building the Kubernetes binaries failed" >&2
+  exit "$status"
+fi
+echo "      done in $(( $(date +%s) - start ))s" >&2
 echo "$dir"
