@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,3 +54,36 @@ func StatusPath(pid int) string { return fmt.Sprintf("/proc/%d/status", pid) }
 
 // SmapsRollupPath is the path of pid's smaps_rollup file.
 func SmapsRollupPath(pid int) string { return fmt.Sprintf("/proc/%d/smaps_rollup", pid) }
+
+// Children lists the pids of the live (not zombie) child processes of
+// parent whose command is one of names, from /proc/*/stat.
+func Children(parent int, names ...string) ([]int, error) {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		return nil, err
+	}
+	var found []int
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process ended while we looked
+		}
+		// Format: pid (comm) state ppid ...; comm may hold spaces and
+		// parentheses, so it ends at the last ')'.
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 2 || fields[0] == "Z" || fields[1] != strconv.Itoa(parent) || !slices.Contains(names, s[open+1:end]) {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
+		if err != nil {
+			continue
+		}
+		found = append(found, pid)
+	}
+	return found, nil
+}

@@ -2,6 +2,8 @@ package procfs
 
 import (
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +55,26 @@ func TestMemoryOfThisProcess(t *testing.T) {
 	}
 	if _, err := Memory(StatusPath(-1)); err == nil || !strings.Contains(err.Error(), "/proc/-1/status") {
 		t.Errorf("Memory of a process that does not exist: %v, want an error naming the file", err)
+	}
+}
+
+func TestChildren(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep command: %v", err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	got, err := Children(os.Getpid(), "sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("Children(self, sleep) = %v, want it to hold %d", got, cmd.Process.Pid)
+	}
+	if got, _ := Children(os.Getpid(), "not-a-command"); len(got) != 0 {
+		t.Errorf("Children(self, not-a-command) = %v, want none", got)
+	}
+	if got, _ := Children(cmd.Process.Pid, "sleep"); len(got) != 0 {
+		t.Errorf("the sleep has no children, got %v", got)
 	}
 }

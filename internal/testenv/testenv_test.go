@@ -2,9 +2,7 @@ package testenv_test
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/meridian-dev/meridian/internal/procfs"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
@@ -78,37 +77,15 @@ func TestStartManagementAndThreeMembers(t *testing.T) {
 	}
 }
 
-func apiServersOfThisProcess(t *testing.T) []string { return childrenNamed(t, "kube-apiserver") }
+func apiServersOfThisProcess(t *testing.T) []int { return childrenNamed(t, "kube-apiserver") }
 
 // childrenNamed lists the live child processes of this test process whose
 // command is name.
-func childrenNamed(t *testing.T, name string) []string {
+func childrenNamed(t *testing.T, name string) []int {
 	t.Helper()
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	found, err := procfs.Children(os.Getpid(), name)
 	if err != nil {
 		t.Fatal(err)
-	}
-	self := strconv.Itoa(os.Getpid())
-	var found []string
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue // the process ended while we looked
-		}
-		// Format: pid (comm) state ppid ...
-		s := string(b)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		comm := s[open+1 : close]
-		fields := strings.Fields(s[close+1:])
-		if len(fields) < 2 || fields[0] == "Z" {
-			continue
-		}
-		if comm == name && fields[1] == self {
-			found = append(found, strings.Fields(s)[0])
-		}
 	}
 	return found
 }

@@ -7,9 +7,6 @@ package pooltest
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/procfs"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
@@ -25,8 +23,8 @@ func TestMain(m *testing.M) {
 	code := testenv.Main(m)
 	if code == 0 && !testing.Short() {
 		// Main stopped every server: none may be left running.
-		if left := childrenNamed("kube-apiserver", "etcd"); len(left) > 0 {
-			fmt.Fprintf(os.Stderr, "processes left after testenv.Main: %v\n", left)
+		if left, err := procfs.Children(os.Getpid(), "kube-apiserver", "etcd"); err != nil || len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "processes left after testenv.Main: %v (%v)\n", left, err)
 			code = 1
 		}
 	}
@@ -103,34 +101,4 @@ func TestAServerComesBackEmpty(t *testing.T) {
 			t.Errorf("namespace of the first test's name cannot be made again: %v", err)
 		}
 	})
-}
-
-// childrenNamed lists the live child processes of this process whose
-// command is one of names.
-func childrenNamed(names ...string) []string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	self := strconv.Itoa(os.Getpid())
-	var out []string
-	for _, s := range stats {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		line := string(data)
-		open, closing := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-		if open < 0 || closing < 0 {
-			continue
-		}
-		comm, rest := line[open+1:closing], strings.Fields(line[closing+1:])
-		if len(rest) < 2 || rest[1] != self {
-			continue
-		}
-		for _, n := range names {
-			if comm == n {
-				out = append(out, comm+" "+line[:open-1])
-			}
-		}
-	}
-	return out
 }
