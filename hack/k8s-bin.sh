@@ -61,7 +61,8 @@ built() {
 # its binaries together (their shared packages compiled once, one binary
 # linking while the next compiles), and the three modules build at the same
 # time, so that no core waits on another's link.
-declare -A missing
+declare -A missing=()
+count=0
 for t in "${targets[@]}"; do
   read -r name module pkg <<<"$t"
   if built "$name"; then
@@ -69,8 +70,9 @@ for t in "${targets[@]}"; do
     continue
   fi
   missing[$module]+="$name=$pkg "
+  count=$((count + 1))
 done
-if (( ${#missing[@]} == 0 )); then
+if (( count == 0 )); then
   echo "$dir"
   exit 0
 fi
