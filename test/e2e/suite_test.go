@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,7 +105,11 @@ func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) con
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("controller manager: %v", err)
+			// A runnable that does not stop within the grace period is
+			// still running: its stack says which, for the next look.
+			var stacks strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+			t.Errorf("controller manager: %v; goroutines still running:\n%s", err, stacks.String())
 		}
 	})
 	w.waitFor(t, 60*time.Second, "members Ready", func() string {
