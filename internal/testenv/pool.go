@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Starting an API server costs about 3 s of CPU, 6 s with Meridian's CRDs
-// (measured on the 2-core machine the project is built on), and most
+// Starting an API server costs seconds of CPU, more with Meridian's CRDs
+// (docs/development.md has the measurement and its command), and most
 // envtests need a management cluster and three members: before the pool,
 // starting servers was nearly all the CPU time of the controllers' test
 // packages. A package that calls Main from its TestMain keeps the servers
