@@ -168,6 +168,9 @@ func (w *world) submitService(s scenario.Service) {
 		})
 	}
 	w.add(wl)
+	if s.Stop > 0 {
+		w.eng.At(s.Stop, func() { w.finish(wl) })
+	}
 }
 
 // newWorkload makes a workload as its object would be: the placement

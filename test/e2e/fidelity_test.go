@@ -157,7 +157,6 @@ func TestSimulatorMatchesTheControllers(t *testing.T) {
 // returns its final placements by workload name.
 func simulate(t *testing.T, profile *testbed.Profile, cut *outage) map[string]map[string]int32 {
 	t.Helper()
-	dir := t.TempDir()
 	var trace strings.Builder
 	trace.WriteString(strings.Join([]string{"name", "submitSeconds", "durationSeconds", "kind", "cpuMilli", "memoryMiB", "replicas", "location"}, ",") + "\n")
 	type service struct {
@@ -198,11 +197,23 @@ func simulate(t *testing.T, profile *testbed.Profile, cut *outage) map[string]ma
 		sc["duration"] = cut.end.String()
 		sc["outages"] = []map[string]any{{"cluster": fidelityLost, "at": fidelityCut.String(), "for": cut.length.String()}}
 	}
+	return placementsByName(runScenario(t, sc, trace.String()))
+}
+
+// runScenario runs the scenario sc (with its trace, when given) in the
+// simulator and returns its one policy's result.
+func runScenario(t *testing.T, sc map[string]any, trace string) *sim.PolicyResult {
+	t.Helper()
+	dir := t.TempDir()
 	data, err := yaml.Marshal(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range map[string][]byte{"fidelity.yaml": data, "trace.csv": []byte(trace.String())} {
+	files := map[string][]byte{"fidelity.yaml": data}
+	if trace != "" {
+		files["trace.csv"] = []byte(trace)
+	}
+	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -215,8 +226,13 @@ func simulate(t *testing.T, profile *testbed.Profile, cut *outage) map[string]ma
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &r.Policies[0]
+}
+
+// placementsByName are the placements of r by workload name.
+func placementsByName(r *sim.PolicyResult) map[string]map[string]int32 {
 	out := map[string]map[string]int32{}
-	for key, per := range r.Policies[0].Placements {
+	for key, per := range r.Placements {
 		out[key[strings.LastIndex(key, "/")+1:]] = per
 	}
 	return out
@@ -226,6 +242,13 @@ func simulate(t *testing.T, profile *testbed.Profile, cut *outage) map[string]ma
 // its member Deployments or the parallel pods of its member Jobs.
 func (w *world) placements(t *testing.T) map[string]map[string]int32 {
 	t.Helper()
+	return placementsIn(t, w.members, "fidelity")
+}
+
+// placementsIn reads, per workload of namespace, the replicas of its
+// Deployments or the parallel pods of its Jobs in each of clusters.
+func placementsIn(t *testing.T, clusters map[string]client.Client, namespace string) map[string]map[string]int32 {
+	t.Helper()
 	out := map[string]map[string]int32{}
 	add := func(name, cluster string, n int32) {
 		if out[name] == nil {
@@ -233,10 +256,10 @@ func (w *world) placements(t *testing.T) map[string]map[string]int32 {
 		}
 		out[name][cluster] = n
 	}
-	for _, cluster := range slices.Sorted(maps.Keys(w.members)) {
-		c := w.members[cluster]
+	for _, cluster := range slices.Sorted(maps.Keys(clusters)) {
+		c := clusters[cluster]
 		var ds appsv1.DeploymentList
-		if err := c.List(t.Context(), &ds, client.InNamespace("fidelity")); err != nil {
+		if err := c.List(t.Context(), &ds, client.InNamespace(namespace)); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range ds.Items {
@@ -245,7 +268,7 @@ func (w *world) placements(t *testing.T) map[string]map[string]int32 {
 			}
 		}
 		var js batchv1.JobList
-		if err := c.List(t.Context(), &js, client.InNamespace("fidelity")); err != nil {
+		if err := c.List(t.Context(), &js, client.InNamespace(namespace)); err != nil {
 			t.Fatal(err)
 		}
 		for _, j := range js.Items {

@@ -109,8 +109,11 @@ type Service struct {
 	Memory   resource.Quantity `json:"memory"`
 	Replicas int32             `json:"replicas"`
 	// Locations are the preferred clusters, most preferred first.
-	Locations  []string       `json:"locations,omitempty"`
-	Start      time.Duration  `json:"start,omitempty"`
+	Locations []string      `json:"locations,omitempty"`
+	Start     time.Duration `json:"start,omitempty"`
+	// Stop, when set, is when the service is deleted: its replicas go
+	// from every member, as a deleted MultiClusterDeployment's do.
+	Stop       time.Duration  `json:"stop,omitempty"`
 	Autoscaler *Autoscaler    `json:"autoscaler,omitempty"`
 	Load       *workload.Load `json:"load,omitempty"`
 }

@@ -272,6 +272,9 @@ func (v *validator) workload(w Workload) {
 		if s.Replicas < 1 {
 			v.add(p+".replicas", "%d: must be at least 1", s.Replicas)
 		}
+		if s.Stop != 0 && s.Stop <= s.Start {
+			v.add(p+".stop", "%v: must be after the service's start (%v), or left out to run to the end", s.Stop, s.Start)
+		}
 		for j, l := range s.Locations {
 			v.known(fmt.Sprintf("%s.locations[%d]", p, j), l)
 		}
