@@ -153,6 +153,11 @@ func TestMalformed(t *testing.T) {
 			want: `bad.yaml:11:183: cloud.flavors[1].pricePerHour.currency: "EUR": must be USD, the currency of cloud.flavors[0].pricePerHour.currency: flavors are compared by price`,
 		},
 		{
+			name: "a service that stops before it starts",
+			old:  "trace: minimal.csv", new: "services: [{name: web, cpu: 500m, memory: 1Gi, replicas: 2, start: 2m, stop: 1m}]",
+			want: "bad.yaml:11:80: workload.services[0].stop: 1m0s: must be after the service's start (2m0s), or left out to run to the end",
+		},
+		{
 			name: "not YAML",
 			old:  "name: minimal", new: "name: [minimal",
 			want: "bad.yaml:1:1: (document): not valid YAML: line 1: did not find expected ',' or ']'",
