@@ -16,6 +16,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/controller/cloudprovisioner"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
+	"github.com/meridian-dev/meridian/internal/controller/dependencies"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
@@ -180,6 +181,13 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Recorder:  mgr.GetEventRecorder("meridian-service"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterService controller: %w", err)
+	}
+	if err := (&dependencies.Reconciler{
+		Client:    mgr.GetClient(),
+		Inventory: inv,
+		Recorder:  mgr.GetEventRecorder("meridian-dependencies"),
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the dependencies controller: %w", err)
 	}
 	if err := (&cloudprovisioner.Reconciler{
 		Client:    mgr.GetClient(),

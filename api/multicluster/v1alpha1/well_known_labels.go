@@ -32,3 +32,20 @@ const AnnotationDrainStarted = "multicluster.meridian.dev/drain-started"
 // LabelCloudProvisioner is set, on the Cluster and Secret a CloudProvisioner
 // makes when its cloud cluster joins, to the CloudProvisioner's name.
 const LabelCloudProvisioner = "multicluster.meridian.dev/cloud-provisioner"
+
+// Labels and annotations on the ConfigMaps, Secrets, ServiceAccounts and
+// PersistentVolumeClaims Meridian copies into a member because the pods of
+// the workloads it runs there need them.
+const (
+	// LabelDependency is set to "true" on every such copy, so that the
+	// copies are found again after a restart and no other object of a
+	// member is ever taken for one.
+	LabelDependency = "multicluster.meridian.dev/dependency"
+	// AnnotationUsedBy lists the workloads in the member that need the
+	// copy, as kind/name, comma-separated.
+	AnnotationUsedBy = "multicluster.meridian.dev/used-by"
+	// AnnotationSourceVersion is the resourceVersion of the management
+	// cluster's object the copy was made from, to tell when it must be
+	// written again.
+	AnnotationSourceVersion = "multicluster.meridian.dev/source-resource-version"
+)
