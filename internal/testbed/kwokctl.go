@@ -113,10 +113,11 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	if qps == 0 {
 		qps, burst = DefaultKubeAPIQPS, DefaultKubeAPIBurst
 	}
-	patches = append(patches, kwokctlComponentPatch{
-		Name:      "kube-controller-manager",
-		ExtraArgs: []kwokctlExtraArg{{Key: "kube-api-qps", Value: strconv.Itoa(qps)}, {Key: "kube-api-burst", Value: strconv.Itoa(burst)}},
-	})
+	kcm := []kwokctlExtraArg{{Key: "kube-api-qps", Value: strconv.Itoa(qps)}, {Key: "kube-api-burst", Value: strconv.Itoa(burst)}}
+	if cs.Role == RoleManagement {
+		kcm = append(kcm, kwokctlExtraArg{Key: "controllers", Value: ManagementControllers})
+	}
+	patches = append(patches, kwokctlComponentPatch{Name: "kube-controller-manager", ExtraArgs: kcm})
 	if cs.SchedulerConfig != "" {
 		o.KubeSchedulerConfig = l.schedulerConfig(cs.Name)
 	}
@@ -135,6 +136,16 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 		ComponentsPatches: patches,
 	}
 }
+
+// ManagementControllers is the management cluster's
+// kube-controller-manager --controllers: every default controller but those
+// that run workloads, so that a plain manifest applied there is a template
+// Meridian places and nothing runs it (docs/design/20261128-any-workload.md).
+// Namespaces, garbage collection, ServiceAccounts and their tokens, quotas
+// and the certificate controllers still run.
+const ManagementControllers = "*,-deployment-controller,-replicaset-controller,-statefulset-controller,-daemonset-controller," +
+	"-job-controller,-cronjob-controller,-replicationcontroller-controller,-horizontal-pod-autoscaler-controller," +
+	"-disruption-controller,-ttl-after-finished-controller"
 
 // kwokctlEnv is the environment kwokctl runs in: the caller's, without any
 // KWOK_* variable (each overrides the configuration file: a KWOK_RUNTIME

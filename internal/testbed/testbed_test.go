@@ -212,6 +212,12 @@ func TestTestbed(t *testing.T) {
 				},
 			},
 		}
+		// The same Deployment in the management cluster is a template:
+		// nothing there runs it (ManagementControllers).
+		template := d.DeepCopy()
+		if err := mgmt.Create(t.Context(), template); err != nil {
+			t.Fatal(err)
+		}
 		if err := c.Create(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
@@ -232,6 +238,16 @@ func TestTestbed(t *testing.T) {
 			}
 			return len(running) == 3, nil
 		})
+		var sets appsv1.ReplicaSetList
+		var pods corev1.PodList
+		if err := errors.Join(mgmt.List(t.Context(), &sets, client.InNamespace(corev1.NamespaceDefault)),
+			mgmt.List(t.Context(), &pods, client.InNamespace(corev1.NamespaceDefault)),
+			mgmt.Get(t.Context(), client.ObjectKeyFromObject(template), template)); err != nil {
+			t.Fatal(err)
+		}
+		if len(sets.Items)+len(pods.Items) > 0 || template.Status.ObservedGeneration != 0 {
+			t.Errorf("the management cluster ran the Deployment web: %d ReplicaSets, %d pods, status %+v; want none, its controllers off", len(sets.Items), len(pods.Items), template.Status)
+		}
 	})
 
 	t.Run("pod too big for any node stays pending", func(t *testing.T) {
