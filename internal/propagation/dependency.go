@@ -47,7 +47,7 @@ func Dependency(src client.Object, users []string) (client.Object, error) {
 			Data: s.Data, BinaryData: s.BinaryData, Immutable: s.Immutable}, nil
 	case *corev1.Secret:
 		if s.Type == corev1.SecretTypeServiceAccountToken {
-			return nil, fmt.Errorf("Secret %s is a ServiceAccount token, valid only in the cluster that issued it: %w", klog.KObj(s), ErrNotCopyable)
+			return nil, fmt.Errorf("secret %s is a ServiceAccount token, valid only in the cluster that issued it: %w", klog.KObj(s), ErrNotCopyable)
 		}
 		return &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta,
 			Type: s.Type, Data: s.Data, Immutable: s.Immutable}, nil

@@ -25,6 +25,9 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&MultiClusterHorizontalPodAutoscaler{}, &MultiClusterHorizontalPodAutoscalerList{},
 		&CloudProvisioner{}, &CloudProvisionerList{},
 		&MultiClusterRescheduler{}, &MultiClusterReschedulerList{},
+		&PropagationPolicy{}, &PropagationPolicyList{},
+		&ClusterPropagationPolicy{}, &ClusterPropagationPolicyList{},
+		&ResourcePlacement{}, &ResourcePlacementList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
