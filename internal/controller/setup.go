@@ -22,6 +22,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
+	"github.com/meridian-dev/meridian/internal/controller/propagationpolicy"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -188,6 +189,12 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Recorder:  mgr.GetEventRecorder("meridian-dependencies"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the dependencies controller: %w", err)
+	}
+	if err := (&propagationpolicy.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder("meridian-propagation"),
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the propagation policy controller: %w", err)
 	}
 	if err := (&cloudprovisioner.Reconciler{
 		Client:    mgr.GetClient(),

@@ -1,0 +1,151 @@
+package propagationpolicy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/selection"
+)
+
+// all is the one key the controller reconciles.
+var all = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}}
+
+// Reconciler reconciles every propagation policy and ResourcePlacement.
+type Reconciler struct {
+	Client   client.Client
+	Mapper   apimeta.RESTMapper
+	Cache    cache.Cache
+	Recorder events.EventRecorder
+
+	ctrl    controller.Controller
+	mu      sync.Mutex
+	watched map[schema.GroupVersionKind]bool
+}
+
+// +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=propagationpolicies;clusterpropagationpolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=propagationpolicies/status;clusterpropagationpolicies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
+
+// SetupWithManager registers the reconciler; selected kinds are watched as
+// the policies name them.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.watched = map[schema.GroupVersionKind]bool{}
+	if r.Cache == nil {
+		r.Cache = mgr.GetCache()
+	}
+	if r.Mapper == nil {
+		r.Mapper = mgr.GetRESTMapper()
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).Named("propagationpolicy").
+		Watches(&multiclusterv1alpha1.PropagationPolicy{}, enqueueAll()).
+		Watches(&multiclusterv1alpha1.ClusterPropagationPolicy{}, enqueueAll()).
+		Watches(&multiclusterv1alpha1.ResourcePlacement{}, enqueueAll()).
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.ctrl = c
+	return nil
+}
+
+func enqueueAll() handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{all} })
+}
+
+// watch starts watching the metadata of gvk's objects, once.
+func (r *Reconciler) watch(gvk schema.GroupVersionKind) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watched[gvk] || r.ctrl == nil {
+		return nil
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(gvk)
+	if err := r.ctrl.Watch(source.Kind[client.Object](r.Cache, obj, enqueueAll())); err != nil {
+		return fmt.Errorf("failed to watch %s: %w", gvk, err)
+	}
+	r.watched[gvk] = true
+	return nil
+}
+
+// Reconcile selects, decides the winners, and writes the placements and
+// the policies' status.
+func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+	policies, err := r.policies(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var valid []selection.Policy
+	held := map[string]bool{}
+	gvks := map[schema.GroupVersionKind]bool{}
+	for _, p := range policies {
+		if len(p.problems) > 0 {
+			held[p.sel.Ref] = true
+			continue
+		}
+		valid = append(valid, p.sel)
+		for _, s := range p.sel.Selectors {
+			gvks[s.GVK] = true
+		}
+	}
+	objects, uids, err := r.objects(ctx, gvks)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	claims, byPolicy := selection.Select(valid, objects)
+	kept, err := r.writePlacements(ctx, claims, uids, held)
+	errs := []error{err}
+	for _, p := range policies {
+		errs = append(errs, r.writeStatus(ctx, p, byPolicy[p.sel.Ref], kept))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+
+// objects lists the metadata of every object of gvks, watching each kind.
+func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKind]bool) ([]selection.Object, map[string]metav1.Object, error) {
+	var out []selection.Object
+	metas := map[string]metav1.Object{}
+	for gvk := range gvks {
+		if err := r.watch(gvk); err != nil {
+			return nil, nil, err
+		}
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.Client.List(ctx, list); err != nil {
+			if apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err) {
+				continue // the kind went away since the policy was read
+			}
+			return nil, nil, fmt.Errorf("failed to list %s: %w", gvk, err)
+		}
+		for i := range list.Items {
+			o := &list.Items[i]
+			if !o.DeletionTimestamp.IsZero() {
+				continue
+			}
+			so := selection.Object{GVK: gvk, Namespace: o.Namespace, Name: o.Name, Labels: o.Labels}
+			out = append(out, so)
+			metas[so.Key()] = o
+		}
+	}
+	return out, metas, nil
+}
