@@ -136,25 +136,68 @@ func (f *Framework) Rebalances(policy Policy) bool {
 // on an invalid workload, a policy without a profile, a cancelled context,
 // or a score plugin that fails.
 func (f *Framework) Place(ctx context.Context, s *Snapshot, w *Workload) (*Decision, error) {
+	cy, d, err := f.rank(ctx, s, w, true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.release(cy)
+	cands := cy.sortByPolicyOrder()
+	d.Unplaced = int32(divide(w, cands, cy))
+	d.Assignments = assignments(w, s, cands)
+	return d, nil
+}
+
+// Duplicate decides which clusters get a copy of a workload that is not
+// divided (a kind without replicas, such as a ConfigMap, a Service or a
+// DaemonSet): the clusters the filters keep, in the policy's order (cloud
+// clusters last, then by score), as many as NumberOfLocations when set,
+// else as many as Locations when given (so that a preferred cluster ruled
+// out is replaced by the next one when substitution allows it), else all.
+// Each chosen cluster gets one Assignment of one replica, the copy;
+// Unplaced is 1 when no cluster is chosen. Capacity plays no part: w's
+// PodRequests are not counted.
+func (f *Framework) Duplicate(ctx context.Context, s *Snapshot, w *Workload) (*Decision, error) {
+	cy, d, err := f.rank(ctx, s, w, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.release(cy)
+	cands := cy.sortByPolicyOrder()
+	want := len(cands)
+	switch {
+	case w.NumberOfLocations > 0:
+		want = min(want, int(w.NumberOfLocations))
+	case len(w.Locations) > 0:
+		want = min(want, len(w.Locations))
+	}
+	for k := range cands[:want] {
+		cands[k].assign, cands[k].primary = 1, true
+	}
+	d.Assignments = assignments(w, s, cands[:want])
+	if want == 0 {
+		d.Unplaced = 1
+	}
+	return d, nil
+}
+
+// rank filters every cluster of s for w and scores those left: the
+// candidates are in the returned cycle, which the caller releases. With
+// fit, each candidate's room for w's replicas is counted node by node.
+func (f *Framework) rank(ctx context.Context, s *Snapshot, w *Workload, fit bool) (*cycle, *Decision, error) {
 	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("failed to place workload: %w", err)
+		return nil, nil, fmt.Errorf("failed to place workload: %w", err)
 	}
 	p := f.profiles[w.Policy]
 	if p == nil {
-		return nil, fmt.Errorf("failed to place workload %q: %w %q: the framework has no profile for it", w.Key, ErrUnknownPolicy, w.Policy)
+		return nil, nil, fmt.Errorf("failed to place workload %q: %w %q: the framework has no profile for it", w.Key, ErrUnknownPolicy, w.Policy)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
+		return nil, nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
 	}
 	cy, _ := f.cycles.Get().(*cycle)
 	if cy == nil {
 		cy = &cycle{}
 	}
-	defer func() {
-		clear(cy.infos) // let the snapshot go
-		f.cycles.Put(cy)
-	}()
-
 	d := &Decision{Clusters: make([]ClusterResult, len(s.Clusters))}
 	cands := cy.cands[:0]
 	infos := cy.infos[:0]
@@ -165,13 +208,16 @@ func (f *Framework) Place(ctx context.Context, s *Snapshot, w *Workload) (*Decis
 			r.Filter = st
 			continue
 		}
-		fit := c.FitCount(w.PodRequests, w.Tolerations)
-		if w.Full[c.Name] {
-			fit = 0
+		var room int32
+		if fit {
+			room = c.FitCount(w.PodRequests, w.Tolerations)
+			if w.Full[c.Name] {
+				room = 0
+			}
 		}
-		r.Fit = fit
+		r.Fit = room
 		cur := int64(w.Current[c.Name])
-		cand := candidate{idx: i, cloud: c.Cloud, current: cur, cap: cur + int64(fit)}
+		cand := candidate{idx: i, cloud: c.Cloud, current: cur, cap: cur + int64(room)}
 		if p.rebalance {
 			cand.current = 0 // nothing to keep; the capacity still counts it
 		}
@@ -180,15 +226,20 @@ func (f *Framework) Place(ctx context.Context, s *Snapshot, w *Workload) (*Decis
 	}
 	cy.cands, cy.infos = cands, infos
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
+		f.release(cy)
+		return nil, nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
 	}
 	if err := p.score(ctx, s, w, d, cy); err != nil {
-		return nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
+		f.release(cy)
+		return nil, nil, fmt.Errorf("failed to place workload %q: %w", w.Key, err)
 	}
-	cands = cy.sortByPolicyOrder()
-	d.Unplaced = int32(divide(w, cands, cy))
-	d.Assignments = assignments(w, s, cands)
-	return d, nil
+	return cy, d, nil
+}
+
+// release gives a cycle back for the next decision.
+func (f *Framework) release(cy *cycle) {
+	clear(cy.infos) // let the snapshot go
+	f.cycles.Put(cy)
 }
 
 // filter runs the filters in order and returns the first rejection, with

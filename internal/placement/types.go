@@ -74,6 +74,10 @@ type WorkloadKind string
 const (
 	KindDeployment WorkloadKind = "Deployment"
 	KindJob        WorkloadKind = "Job"
+	// KindCopy is an object copied whole to each cluster chosen
+	// (Framework.Duplicate): it has no replicas to divide, and whether a
+	// node has room plays no part.
+	KindCopy WorkloadKind = "Copy"
 )
 
 // Policy names a placement policy of seed 001; each maps to a profile of

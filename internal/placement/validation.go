@@ -24,8 +24,8 @@ func (w *Workload) Validate() error {
 	if w.Key == "" {
 		errs = append(errs, field.Required(field.NewPath("key"), "must be namespace/name"))
 	}
-	if w.Kind != "" && w.Kind != KindDeployment && w.Kind != KindJob {
-		errs = append(errs, field.NotSupported(field.NewPath("kind"), w.Kind, []WorkloadKind{KindDeployment, KindJob}))
+	if w.Kind != "" && w.Kind != KindDeployment && w.Kind != KindJob && w.Kind != KindCopy {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), w.Kind, []WorkloadKind{KindDeployment, KindJob, KindCopy}))
 	}
 	if w.Replicas < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("replicas"), w.Replicas, "must be greater than or equal to 0"))

@@ -28,8 +28,9 @@ func (*Fit) Name() string { return Name }
 
 // Filter rejects, as Unschedulable (pods may end and free room), a cluster
 // where one replica fits on no node and the workload has no replicas yet.
+// A copy (placement.KindCopy) has no replicas and passes.
 func (*Fit) Filter(_ context.Context, w *placement.Workload, c *placement.ClusterInfo) *placement.Status {
-	if w.Current[c.Name] > 0 || c.FitsOne(w.PodRequests, w.Tolerations) {
+	if w.Kind == placement.KindCopy || w.Current[c.Name] > 0 || c.FitsOne(w.PodRequests, w.Tolerations) {
 		return nil
 	}
 	return &placement.Status{Code: placement.Unschedulable, Plugin: Name, Reason: Reason(c, w.PodRequests, w.Tolerations)}
