@@ -17,7 +17,9 @@ func TestDuplicate(t *testing.T) {
 		return w
 	}
 	withPod := func(w *placement.Workload) { w.PodRequests = placement.Resources{MilliCPU: 1000, Memory: gi, Pods: 1} }
-	spread := func(n int32) func(*placement.Workload) { return func(w *placement.Workload) { w.NumberOfLocations = n } }
+	spread := func(n int32) func(*placement.Workload) {
+		return func(w *placement.Workload) { w.NumberOfLocations = n }
+	}
 	tests := []struct {
 		name     string
 		sites    []site
@@ -46,7 +48,7 @@ func TestDuplicate(t *testing.T) {
 		{
 			name:  "locations: exactly those, full or not",
 			sites: grid5000(0, 3, 0, 2, 1), w: copyOf(placement.PolicyClusterAffinity, preferring("rennes", "lille")),
-			want:  []placement.Assignment{{Cluster: "rennes", Replicas: 1, Role: placement.RolePreferred}, {Cluster: "lille", Replicas: 1, Role: placement.RolePreferred}},
+			want: []placement.Assignment{{Cluster: "rennes", Replicas: 1, Role: placement.RolePreferred}, {Cluster: "lille", Replicas: 1, Role: placement.RolePreferred}},
 		},
 		{
 			name:  "a preferred cluster not ready is substituted by the nearest when substitution is on",
@@ -56,7 +58,7 @@ func TestDuplicate(t *testing.T) {
 		{
 			name:  "and left out when it is off",
 			sites: grid5000(4, 4, 4, 4, 4), notReady: "rennes", w: copyOf(placement.PolicyClusterAffinity, preferring("rennes")),
-			want:  nil,
+			want: nil,
 		},
 	}
 	f, err := NewFramework()
