@@ -23,6 +23,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterservice"
 	"github.com/meridian-dev/meridian/internal/controller/propagationpolicy"
+	"github.com/meridian-dev/meridian/internal/controller/resourceplacement"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
@@ -189,6 +190,14 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Recorder:  mgr.GetEventRecorder("meridian-dependencies"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the dependencies controller: %w", err)
+	}
+	if err := (&resourceplacement.Reconciler{
+		Client:     mgr.GetClient(),
+		Inventory:  inv,
+		Duplicator: fw,
+		Recorder:   mgr.GetEventRecorder("meridian-placement"),
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the ResourcePlacement controller: %w", err)
 	}
 	if err := (&propagationpolicy.Reconciler{
 		Client:   mgr.GetClient(),

@@ -2,15 +2,12 @@ package propagationpolicy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,22 +16,6 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/selection"
 )
-
-// PlacementName is the name of the ResourcePlacement of the object name of
-// gvk: kind[.group]-name, lower case, shortened with a hash past 253
-// characters.
-func PlacementName(gvk schema.GroupVersionKind, name string) string {
-	prefix := strings.ToLower(gvk.Kind)
-	if gvk.Group != "" {
-		prefix += "." + gvk.Group
-	}
-	n := prefix + "-" + name
-	if len(n) <= 253 {
-		return n
-	}
-	sum := sha256.Sum256([]byte(n))
-	return n[:253-17] + "-" + hex.EncodeToString(sum[:8])
-}
 
 // writePlacements makes the ResourcePlacements match the claims: one per
 // claimed object, following its winner, owned by the object. A placement
@@ -57,7 +38,7 @@ func (r *Reconciler) writePlacements(ctx context.Context, claims []selection.Cla
 	for _, c := range claims {
 		o := c.Object
 		m := metas[o.Key()]
-		key := client.ObjectKey{Namespace: o.Namespace, Name: PlacementName(o.GVK, o.Name)}
+		key := client.ObjectKey{Namespace: o.Namespace, Name: selection.PlacementName(o.GVK, o.Name)}
 		wanted[key] = true
 		spec := multiclusterv1alpha1.ResourcePlacementSpec{
 			Resource: multiclusterv1alpha1.ResourceReference{APIVersion: o.GVK.GroupVersion().String(), Kind: o.GVK.Kind, Name: o.Name},

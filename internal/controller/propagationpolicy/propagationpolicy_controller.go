@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -14,12 +13,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/kindwatch"
 	"github.com/meridian-dev/meridian/internal/selection"
 )
 
@@ -33,9 +31,7 @@ type Reconciler struct {
 	Cache    cache.Cache
 	Recorder events.EventRecorder
 
-	ctrl    controller.Controller
-	mu      sync.Mutex
-	watched map[schema.GroupVersionKind]bool
+	kinds *kindwatch.Set
 }
 
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=propagationpolicies;clusterpropagationpolicies,verbs=get;list;watch
@@ -46,7 +42,6 @@ type Reconciler struct {
 // SetupWithManager registers the reconciler; selected kinds are watched as
 // the policies name them.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.watched = map[schema.GroupVersionKind]bool{}
 	if r.Cache == nil {
 		r.Cache = mgr.GetCache()
 	}
@@ -61,28 +56,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.ctrl = c
+	r.kinds = &kindwatch.Set{Controller: c, Cache: r.Cache, Handler: enqueueAll()}
 	return nil
 }
 
 func enqueueAll() handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{all} })
-}
-
-// watch starts watching the metadata of gvk's objects, once.
-func (r *Reconciler) watch(gvk schema.GroupVersionKind) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.watched[gvk] || r.ctrl == nil {
-		return nil
-	}
-	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(gvk)
-	if err := r.ctrl.Watch(source.Kind[client.Object](r.Cache, obj, enqueueAll())); err != nil {
-		return fmt.Errorf("failed to watch %s: %w", gvk, err)
-	}
-	r.watched[gvk] = true
-	return nil
 }
 
 // Reconcile selects, decides the winners, and writes the placements and
@@ -126,7 +105,7 @@ func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKi
 	var out []selection.Object
 	metas := map[string]metav1.Object{}
 	for gvk := range gvks {
-		if err := r.watch(gvk); err != nil {
+		if err := r.kinds.Ensure(gvk); err != nil {
 			return nil, nil, err
 		}
 		list := &metav1.PartialObjectMetadataList{}

@@ -1,0 +1,379 @@
+package resourceplacement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/conditions"
+	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/inventory"
+	"github.com/meridian-dev/meridian/internal/kindwatch"
+	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/propagation"
+	"github.com/meridian-dev/meridian/internal/selection"
+	"github.com/meridian-dev/meridian/internal/workload"
+)
+
+// Kind is the owner kind written on member objects.
+const Kind = "ResourcePlacement"
+
+// Finalizer holds a ResourcePlacement until its member objects are
+// removed.
+const Finalizer = "multicluster.meridian.dev/resource-cleanup"
+
+// resync is how often a placed object is looked at again, to restore member
+// objects changed or deleted there.
+const resync = 5 * time.Minute
+
+// Reconciler reconciles ResourcePlacements.
+type Reconciler struct {
+	Client     client.Client
+	Inventory  *inventory.Inventory
+	Duplicator decide.Duplicator
+	Recorder   events.EventRecorder
+	Cache      cache.Cache
+
+	kinds *kindwatch.Set
+}
+
+// +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/finalizers,verbs=update
+
+// SetupWithManager registers the reconciler: a ResourcePlacement, its
+// template (each kind watched once a placement names it) and the members'
+// health re-reconcile it.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Cache == nil {
+		r.Cache = mgr.GetCache()
+	}
+	members := source.Channel(r.Inventory.Subscribe(), handler.EnqueueRequestsFromMapFunc(r.all))
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&multiclusterv1alpha1.ResourcePlacement{}).
+		Watches(&multiclusterv1alpha1.PropagationPolicy{}, handler.EnqueueRequestsFromMapFunc(r.following(multiclusterv1alpha1.KindPropagationPolicy))).
+		Watches(&multiclusterv1alpha1.ClusterPropagationPolicy{}, handler.EnqueueRequestsFromMapFunc(r.following(multiclusterv1alpha1.KindClusterPropagationPolicy))).
+		WatchesRawSource(members).
+		Named("resourceplacement").
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.kinds = &kindwatch.Set{Controller: c, Cache: r.Cache, Handler: handler.EnqueueRequestsFromMapFunc(
+		func(_ context.Context, o client.Object) []reconcile.Request {
+			gvk := o.GetObjectKind().GroupVersionKind()
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: selection.PlacementName(gvk, o.GetName())}}}
+		})}
+	return nil
+}
+
+// following maps a policy of kind to the placements that follow it.
+func (r *Reconciler) following(kind multiclusterv1alpha1.PolicyKind) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list multiclusterv1alpha1.ResourcePlacementList
+		if err := r.Client.List(ctx, &list); err != nil {
+			log.FromContext(ctx).Error(err, "Failed to list ResourcePlacements after a policy change")
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range list.Items {
+			p := list.Items[i].Spec.Policy
+			if p.Kind == kind && p.Name == o.GetName() && p.Namespace == o.GetNamespace() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		}
+		return reqs
+	}
+}
+
+func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
+	var list multiclusterv1alpha1.ResourcePlacementList
+	if err := r.Client.List(ctx, &list); err != nil {
+		log.FromContext(ctx).Error(err, "Failed to list ResourcePlacements after a member change")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}
+
+// Reconcile places one resource template.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	rp := &multiclusterv1alpha1.ResourcePlacement{}
+	if err := r.Client.Get(ctx, req.NamespacedName, rp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	gvk := schema.FromAPIVersionAndKind(rp.Spec.Resource.APIVersion, rp.Spec.Resource.Kind)
+	if !rp.DeletionTimestamp.IsZero() {
+		if err := r.removeAll(ctx, rp, gvk); err != nil {
+			return ctrl.Result{}, err
+		}
+		controllerutil.RemoveFinalizer(rp, Finalizer)
+		return ctrl.Result{}, client.IgnoreNotFound(r.Client.Update(ctx, rp))
+	}
+	if controllerutil.AddFinalizer(rp, Finalizer) {
+		if err := r.Client.Update(ctx, rp); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to add finalizer to ResourcePlacement %s: %w", req, err)
+		}
+	}
+	if err := r.kinds.Ensure(gvk); err != nil {
+		return ctrl.Result{}, err
+	}
+	before := rp.DeepCopy()
+	defer func() {
+		setReady(rp)
+		if equality.Semantic.DeepEqual(before.Status, rp.Status) {
+			return
+		}
+		if err := r.Client.Status().Patch(ctx, rp, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+			retErr = errors.Join(retErr, fmt.Errorf("failed to patch status of ResourcePlacement %s: %w", req, err))
+		}
+	}()
+
+	tpl := &unstructured.Unstructured{}
+	tpl.SetGroupVersionKind(gvk)
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: rp.Namespace, Name: rp.Spec.Resource.Name}, tpl); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil // deleted: the policy controller removes this placement
+		}
+		return ctrl.Result{}, fmt.Errorf("failed to read %s %s/%s: %w", gvk.Kind, rp.Namespace, rp.Spec.Resource.Name, err)
+	}
+	pl, err := r.placement(ctx, rp.Spec.Policy)
+	if err != nil {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
+		return ctrl.Result{}, nil // the policy's change re-queues the placement
+	}
+	rp.Status.ObservedGeneration = tpl.GetGeneration()
+	if divided(gvk) {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonNotDividedYet,
+			fmt.Sprintf("%s replicas are divided by the deployment pass, which does not read plain %ss yet (issue 28); until then use a MultiClusterDeployment or MultiClusterJob", gvk.Kind, gvk.Kind))
+		return ctrl.Result{}, nil
+	}
+	return r.placeCopy(ctx, rp, tpl, pl)
+}
+
+// ReasonNotDividedYet: the kind's replicas are to be divided, which the
+// placement pass does not do for it yet.
+const ReasonNotDividedYet = "NotDividedYet"
+
+// divided reports whether gvk's replicas are divided over the clusters
+// rather than the object copied whole.
+func divided(gvk schema.GroupVersionKind) bool {
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Group: "apps", Kind: "Deployment"}, schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
+		schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, schema.GroupKind{Group: "batch", Kind: "Job"}:
+		return true
+	}
+	return false
+}
+
+// placement reads the placement block of the policy ref names.
+func (r *Reconciler) placement(ctx context.Context, ref multiclusterv1alpha1.PolicyReference) (multiclusterv1alpha1.Placement, error) {
+	var obj client.Object
+	var spec *multiclusterv1alpha1.PropagationPolicySpec
+	switch ref.Kind {
+	case multiclusterv1alpha1.KindPropagationPolicy:
+		p := &multiclusterv1alpha1.PropagationPolicy{}
+		obj, spec = p, &p.Spec
+	default:
+		p := &multiclusterv1alpha1.ClusterPropagationPolicy{}
+		obj, spec = p, &p.Spec
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, obj); err != nil {
+		return multiclusterv1alpha1.Placement{}, fmt.Errorf("failed to read the policy %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	return spec.Placement, nil
+}
+
+// placeCopy places a template copied whole.
+func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, tpl *unstructured.Unstructured, pl multiclusterv1alpha1.Placement) (ctrl.Result, error) {
+	owner := propagation.Owner{Kind: Kind, Namespace: rp.Namespace, Name: rp.Name, UID: string(rp.UID)}
+	podSpec := &corev1.PodSpec{}
+	if t, err := workload.PodTemplateOf(tpl); err != nil {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
+		return ctrl.Result{}, nil
+	} else if t != nil {
+		podSpec = &t.Spec
+	}
+	w, err := workload.New(workload.Key(Kind, rp.Namespace, rp.Name), placement.KindCopy, 1, podSpec, pl)
+	if err != nil {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec,
+			"the policy's placement: "+err.Error())
+		return ctrl.Result{}, reconcile.TerminalError(err) // the policy must change first; that change re-queues us
+	}
+	members, conns, err := r.observe(ctx, tpl, owner)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p, err := decide.Copy(ctx, r.Duplicator, decide.CopyInput{Workload: w, Snapshot: r.Inventory.Snapshot(nil), Members: members})
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to place %s: %w", rp.Name, err)
+	}
+	cp, err := propagation.Copy(tpl, owner)
+	if err != nil {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
+		return ctrl.Result{}, nil
+	}
+	var errs []error
+	for _, name := range p.Write {
+		if err := propagation.Apply(ctx, conns[name], cp.DeepCopy()); err != nil {
+			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
+			continue
+		}
+		log.FromContext(ctx).V(1).Info("Wrote member copy", "member", name, "object", klog.KObj(cp), "kind", cp.GetKind())
+	}
+	for _, name := range p.Remove {
+		if err := r.remove(ctx, conns[name], name, tpl.GroupVersionKind(), tpl.GetNamespace(), tpl.GetName(), owner); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	r.report(rp, p, errs)
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to propagate %s: %w", rp.Name, err)
+	}
+	return ctrl.Result{RequeueAfter: resync}, nil
+}
+
+// observe reads which members hold the copy (Meridian's, for this
+// placement), and their readiness; conns are the connected members'
+// clients.
+func (r *Reconciler) observe(ctx context.Context, tpl *unstructured.Unstructured, owner propagation.Owner) (map[string]decide.CopyMember, map[string]client.Client, error) {
+	out := map[string]decide.CopyMember{}
+	conns := map[string]client.Client{}
+	for name, ready := range r.Inventory.Readiness() {
+		m := decide.CopyMember{Ready: ready}
+		conn, ok := r.Inventory.Member(name)
+		if !ok {
+			m.Ready = false // cannot be written: treated as not ready
+			out[name] = m
+			continue
+		}
+		conns[name] = conn.Client
+		have := &metav1.PartialObjectMetadata{}
+		have.SetGroupVersionKind(tpl.GroupVersionKind())
+		err := conn.APIReader.Get(ctx, client.ObjectKeyFromObject(tpl), have)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil && apimeta.IsNoMatchError(err):
+		case err != nil:
+			return nil, nil, fmt.Errorf("failed to read %s %s in member %q: %w", tpl.GetKind(), klog.KObj(tpl), name, err)
+		default:
+			if o, ok := propagation.OwnerOf(have); ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
+				m.Exists = true
+			}
+		}
+		out[name] = m
+	}
+	return out, conns, nil
+}
+
+// remove deletes the copy from a member if Meridian made it for owner.
+func (r *Reconciler) remove(ctx context.Context, c client.Client, member string, gvk schema.GroupVersionKind, ns, name string, owner propagation.Owner) error {
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(gvk)
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+		if apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err) {
+			return nil
+		}
+		return fmt.Errorf("failed to read %s %s/%s in member %q: %w", gvk.Kind, ns, name, member, err)
+	}
+	if o, ok := propagation.OwnerOf(obj); !ok || o.Kind != owner.Kind || o.Name != owner.Name {
+		return nil
+	}
+	if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete %s %s/%s in member %q: %w", gvk.Kind, ns, name, member, err)
+	}
+	log.FromContext(ctx).Info("Deleted member copy", "member", member, "kind", gvk.Kind, "object", klog.KRef(ns, name))
+	return nil
+}
+
+// removeAll deletes the copies from every connected member.
+func (r *Reconciler) removeAll(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, gvk schema.GroupVersionKind) error {
+	owner := propagation.Owner{Kind: Kind, Namespace: rp.Namespace, Name: rp.Name, UID: string(rp.UID)}
+	var errs []error
+	for _, name := range r.Inventory.Members() {
+		if m, ok := r.Inventory.Member(name); ok {
+			errs = append(errs, r.remove(ctx, m.Client, name, gvk, rp.Namespace, rp.Spec.Resource.Name, owner))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// report writes the decision and the conditions.
+func (r *Reconciler) report(rp *multiclusterv1alpha1.ResourcePlacement, p *decide.CopyPlan, errs []error) {
+	roles := map[string]placement.Role{}
+	for _, a := range p.Decision.Assignments {
+		roles[a.Cluster] = a.Role
+	}
+	var clusters []multiclusterv1alpha1.ClusterDecision
+	for _, res := range p.Decision.Clusters {
+		cd := multiclusterv1alpha1.ClusterDecision{Name: multiclusterv1alpha1.ClusterName(res.Cluster)}
+		switch {
+		case slices.Contains(p.Held, res.Cluster):
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementSelected, "member not ready; its copy stays until it returns"
+		case roles[res.Cluster] != "":
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementReason(roles[res.Cluster]), "holds a copy"
+		case res.Filter != nil:
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementFiltered, conditions.Truncate(res.Filter.Plugin+": "+res.Filter.Reason, 1024)
+		default:
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementNotChosen, "passed the filters but was not needed"
+		}
+		clusters = append(clusters, cd)
+	}
+	rp.Status.Clusters = clusters
+	holding := slices.Sorted(slices.Values(append(slices.Clone(p.Write), p.Held...)))
+	rp.Status.Summary = strings.Join(holding, ",")
+	if len(p.Decision.Assignments) == 0 {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonNoCluster,
+			"no cluster passed the policy's filters; status.clusters says why each was ruled out")
+	} else {
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, true, multiclusterv1alpha1.ReasonPlaced,
+			"copied to "+rp.Status.Summary)
+	}
+	switch {
+	case len(errs) > 0:
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonApplyFailed,
+			conditions.Truncate(errors.Join(errs...).Error(), 4096))
+	case len(p.Held) > 0:
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonMemberUnreachable,
+			"members not ready keep their copies until they return: "+strings.Join(p.Held, ", "))
+	default:
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, true, multiclusterv1alpha1.ReasonPropagated,
+			"the members hold the copies the decision asks for")
+	}
+}
+
+// setReady summarises Placed and Propagated.
+func setReady(rp *multiclusterv1alpha1.ResourcePlacement) {
+	conditions.SetSummary(&rp.Status.Conditions, rp.Generation, conditions.Summary{
+		Type: multiclusterv1alpha1.ConditionReady, Reason: multiclusterv1alpha1.ReasonReady,
+		Message:       "placed and propagated: " + rp.Status.Summary,
+		MissingReason: multiclusterv1alpha1.ReasonNotObserved,
+	},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPlaced, Status: metav1.ConditionTrue},
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPropagated, Status: metav1.ConditionTrue},
+	)
+}

@@ -1,0 +1,139 @@
+package resourceplacement_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+)
+
+// holders lists the members that hold obj's namespace and name, of obj's
+// type.
+func holders(t *testing.T, clients map[string]client.Client, obj client.Object) []string {
+	t.Helper()
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(clients)) {
+		o := obj.DeepCopyObject().(client.Object)
+		err := clients[name].Get(t.Context(), client.ObjectKeyFromObject(obj), o)
+		switch {
+		case err == nil:
+			out = append(out, name)
+		case !apierrors.IsNotFound(err):
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// condition reads a ResourcePlacement's condition as "Status Reason: message".
+func condition(t *testing.T, c client.Client, name, kind string) string {
+	t.Helper()
+	rp := &multiclusterv1alpha1.ResourcePlacement{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: name}, rp); err != nil {
+		return err.Error()
+	}
+	cond := meta.FindStatusCondition(rp.Status.Conditions, kind)
+	if cond == nil {
+		return "no " + kind + " condition"
+	}
+	return fmt.Sprintf("%s %s: %s", cond.Status, cond.Reason, cond.Message)
+}
+
+func TestObjectsCopiedWholeFollowTheirPolicy(t *testing.T) {
+	mgmt, clients := setup(t, 3)
+	ctx := t.Context()
+	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", Namespace: "shop"}, Data: map[string]string{"greeting": "hello"}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.ServiceSpec{
+		Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{
+		{APIVersion: "v1", Kind: "ConfigMap", Name: "web-config"}, {APIVersion: "v1", Kind: "Service"},
+		{APIVersion: "apps/v1", Kind: "Deployment"},
+	}
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.ClusterAffinity, Locations: []multiclusterv1alpha1.ClusterName{"cluster1", "cluster2"}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}}
+	d.Spec.Replicas = ptr.To[int32](2)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	d.Spec.Template.Labels = map[string]string{"app": "web"}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}
+	for _, obj := range []client.Object{config, svc, d, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the ConfigMap and the Service in cluster1 and cluster2", func() string {
+		return cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, config)) + cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, svc))
+	})
+	eventually(t, "the ConfigMap's placement Ready", func() string {
+		return cmp.Diff("True Ready: placed and propagated: cluster1,cluster2", condition(t, mgmt, "configmap-web-config", multiclusterv1alpha1.ConditionReady))
+	})
+	// Each member allocates its own cluster IP: the template's is not
+	// copied.
+	got := &corev1.Service{}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(svc), svc); err != nil {
+		t.Fatal(err)
+	}
+	if err := clients["cluster1"].Get(ctx, client.ObjectKeyFromObject(svc), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.ClusterIP == "" || got.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
+		t.Errorf("member Service: clusterIP %q, labels %v; want its own cluster IP and Meridian's owner labels", got.Spec.ClusterIP, got.Labels)
+	}
+	// A Deployment's replicas are divided, which plain Deployments do not
+	// get yet: the placement says so.
+	eventually(t, "the Deployment's placement says it is not divided yet", func() string {
+		if got := condition(t, mgmt, "deployment.apps-web", multiclusterv1alpha1.ConditionPlaced); !strings.HasPrefix(got, "False NotDividedYet") {
+			return got
+		}
+		return ""
+	})
+
+	// An edit reaches the copies; a new location moves them.
+	config.Data["greeting"] = "bonjour"
+	if err := mgmt.Update(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the edit in both copies", func() string {
+		for _, name := range []string{"cluster1", "cluster2"} {
+			cm := &corev1.ConfigMap{}
+			if err := clients[name].Get(ctx, client.ObjectKeyFromObject(config), cm); err != nil {
+				return err.Error()
+			}
+			if cm.Data["greeting"] != "bonjour" {
+				return name + ": " + cm.Data["greeting"]
+			}
+		}
+		return ""
+	})
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Placement.Locations = []multiclusterv1alpha1.ClusterName{"cluster3"}
+	if err := mgmt.Update(ctx, pp); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the copies moved to cluster3", func() string {
+		return cmp.Diff([]string{"cluster3"}, holders(t, clients, config)) + cmp.Diff([]string{"cluster3"}, holders(t, clients, svc))
+	})
+
+	// The template deleted: its copies go.
+	if err := mgmt.Delete(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the ConfigMap's copy removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, config)) })
+	if diff := cmp.Diff([]string{"cluster3"}, holders(t, clients, svc)); diff != "" {
+		t.Errorf("the Service's copies (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,44 @@
+package kindwatch
+
+import (
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// Set is the kinds one controller watches.
+type Set struct {
+	Controller controller.Controller
+	Cache      cache.Cache
+	// Handler maps an event of any watched kind to requests.
+	Handler handler.EventHandler
+
+	mu      sync.Mutex
+	watched map[schema.GroupVersionKind]bool
+}
+
+// Ensure watches gvk's objects' metadata unless it is watched already.
+func (s *Set) Ensure(gvk schema.GroupVersionKind) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watched[gvk] {
+		return nil
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(gvk)
+	if err := s.Controller.Watch(source.Kind[client.Object](s.Cache, obj, s.Handler)); err != nil {
+		return fmt.Errorf("failed to watch %s: %w", gvk, err)
+	}
+	if s.watched == nil {
+		s.watched = map[schema.GroupVersionKind]bool{}
+	}
+	s.watched[gvk] = true
+	return nil
+}
