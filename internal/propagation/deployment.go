@@ -20,7 +20,13 @@ func OwnerOfDeployment(mcd *multiclusterv1alpha1.MultiClusterDeployment) Owner {
 // labels on the Deployment and on its pod template so that its pods can be
 // traced back too.
 func Deployment(mcd *multiclusterv1alpha1.MultiClusterDeployment, replicas int32) *appsv1.Deployment {
-	owner := OwnerOfDeployment(mcd)
+	return DeploymentOwnedBy(mcd, OwnerOfDeployment(mcd), replicas)
+}
+
+// DeploymentOwnedBy is Deployment with the member objects tied to owner
+// instead of mcd: a plain Deployment's ResourcePlacement, whose view as a
+// MultiClusterDeployment mcd is.
+func DeploymentOwnedBy(mcd *multiclusterv1alpha1.MultiClusterDeployment, owner Owner, replicas int32) *appsv1.Deployment {
 	d := &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -28,7 +29,9 @@ import (
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/traffic"
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
 // Finalizer holds a MultiClusterDeployment until its member Deployments are
@@ -207,27 +210,52 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	members, err := r.observe(ctx, mcd)
+	return r.Pass(ctx, &Subject{MCD: mcd, Owner: propagation.OwnerOfDeployment(mcd), Regarding: mcd})
+}
+
+// Subject is what one pass places: a MultiClusterDeployment, or a plain
+// Deployment seen as one (the ResourcePlacement controller's view of it).
+type Subject struct {
+	// MCD is the spec the pass reads and the status it writes.
+	MCD *multiclusterv1alpha1.MultiClusterDeployment
+	// Owner is whose labels the member Deployments and their pods carry;
+	// the placement key is its workload key.
+	Owner propagation.Owner
+	// Regarding is the object the pass's events are about.
+	Regarding runtime.Object
+	// Updated is set by the pass: the members' replicas of their current
+	// template, summed over the ready members.
+	Updated int32
+}
+
+// Key is the subject's placement key.
+func (s *Subject) Key() string { return workload.Key(s.Owner.Kind, s.Owner.Namespace, s.Owner.Name) }
+
+// Pass observes the members, places, propagates and reports one subject,
+// writing its status into s.MCD.Status; the caller writes the status where
+// it belongs.
+func (r *Reconciler) Pass(ctx context.Context, s *Subject) (ctrl.Result, error) {
+	members, err := r.observe(ctx, s)
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to observe members of MultiClusterDeployment %s: %w", req, err)
+		return ctrl.Result{}, fmt.Errorf("failed to observe members of %s: %w", s.Key(), err)
 	}
-	w, err := Workload(mcd)
+	w, err := workloadOf(s.Key(), s.MCD)
 	if err != nil {
-		r.reportInvalid(mcd, err)
+		r.reportInvalid(s, err)
 		return ctrl.Result{}, reconcile.TerminalError(err) // the spec must change first; the update will trigger us
 	}
-	plan, err := r.place(ctx, mcd, w, members)
+	plan, err := r.place(ctx, s, w, members)
 	switch {
 	case err != nil && decide.InvalidSpec(err):
-		r.reportInvalid(mcd, err)
+		r.reportInvalid(s, err)
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("failed to place MultiClusterDeployment %s: %w", req, err)
+		return ctrl.Result{}, fmt.Errorf("failed to place %s: %w", s.Key(), err)
 	}
-	prop := r.propagate(ctx, mcd, plan, members)
-	r.report(mcd, plan, members, prop)
+	prop := r.propagate(ctx, s, plan, members)
+	r.report(s, plan, members, prop)
 	if prop.err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to propagate MultiClusterDeployment %s: %w", req, prop.err)
+		return ctrl.Result{}, fmt.Errorf("failed to propagate %s: %w", s.Key(), prop.err)
 	}
 	return ctrl.Result{RequeueAfter: plan.AfterWrite(prop.waiting)}, nil
 }

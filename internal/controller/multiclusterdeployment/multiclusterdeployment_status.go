@@ -18,13 +18,15 @@ import (
 
 // report writes the plan, what the members show and how propagation went
 // into mcd's status, and records an event when the decision changed.
-func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member, prop rollout) {
+func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, prop rollout) {
+	mcd := s.MCD
 	st := &mcd.Status
 	prevSummary := st.Summary
 	st.ObservedGeneration = mcd.Generation
 	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
 	st.UnplacedReplicas = p.Decision.Unplaced
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
+	s.Updated = 0
 	var pending int32
 	var pendingIn []string
 	for _, name := range slices.Sorted(maps.Keys(members)) {
@@ -35,6 +37,7 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 		}
 		st.ReadyReplicas += m.ReadyReplicas
 		st.AvailableReplicas += m.available
+		s.Updated += m.updated
 		if m.Pending > 0 {
 			pending += m.Pending
 			pendingIn = append(pendingIn, fmt.Sprintf("%d in %s for %s", m.Pending, name, r.Clock.Since(m.PendingSince).Round(time.Second)))
@@ -43,27 +46,27 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 	st.Summary = summary(p.Target)
 	for _, name := range slices.Sorted(maps.Keys(p.FailedOver)) {
 		if lastDecision(mcd, name) > 0 {
-			r.event(mcd, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.FailedOver[name])
+			r.event(s, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.FailedOver[name])
 		}
 	}
 	st.Clusters = clusterDecisions(mcd, p, members)
 	switch {
 	case p.LeftCloud > 0:
-		r.event(mcd, corev1.EventTypeNormal, "LeftCloud", "%d replicas leave settled cloud clusters for member clusters with room, %d of them home (added there before they are removed in the cloud)", p.LeftCloud, p.MovedBack)
+		r.event(s, corev1.EventTypeNormal, "LeftCloud", "%d replicas leave settled cloud clusters for member clusters with room, %d of them home (added there before they are removed in the cloud)", p.LeftCloud, p.MovedBack)
 	case p.MovedBack > 0:
-		r.event(mcd, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.MovedBack)
+		r.event(s, corev1.EventTypeNormal, "PulledBack", "%d replicas move back to their preferred clusters (added there before they are removed away)", p.MovedBack)
 	}
 	if st.Summary != prevSummary {
 		now := metav1.Now()
 		st.LastDecisionTime = &now
-		r.event(mcd, corev1.EventTypeNormal, "Placed", "Replicas placed: %s", orNone(st.Summary))
+		r.event(s, corev1.EventTypeNormal, "Placed", "Replicas placed: %s", orNone(st.Summary))
 	}
 
 	desired := p.Workload.Replicas
 	for _, n := range p.Held {
 		desired += n
 	}
-	r.setPlaced(mcd, p)
+	r.setPlaced(s, p)
 	switch {
 	case prop.err != nil:
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonApplyFailed, prop.err.Error())
@@ -72,7 +75,7 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 			fmt.Sprintf("members %s are not connected; their Deployments are written when they are", strings.Join(prop.unreachable, ", ")))
 	case prop.heldBy != "":
 		if c := meta.FindStatusCondition(st.Conditions, multiclusterv1alpha1.ConditionPropagated); c == nil || c.Reason != multiclusterv1alpha1.ReasonDisruptionBudget {
-			r.event(mcd, corev1.EventTypeWarning, "MoveHeld", "replicas away from home stay: %s", prop.heldBy)
+			r.event(s, corev1.EventTypeWarning, "MoveHeld", "replicas away from home stay: %s", prop.heldBy)
 		}
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonDisruptionBudget,
 			"replicas move: the old ones stay until "+prop.heldBy+" allows their removal")
@@ -95,7 +98,8 @@ func (r *Reconciler) report(mcd *multiclusterv1alpha1.MultiClusterDeployment, p 
 	}
 }
 
-func (r *Reconciler) setPlaced(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan) {
+func (r *Reconciler) setPlaced(s *Subject, p *plan) {
+	mcd := s.MCD
 	d := p.Decision
 	switch {
 	case d.Unplaced == 0:
@@ -103,27 +107,28 @@ func (r *Reconciler) setPlaced(mcd *multiclusterv1alpha1.MultiClusterDeployment,
 	case len(d.Assignments) == 0 && allFiltered(d):
 		msg := fmt.Sprintf("no cluster can take the workload: %s", filterReasons(d))
 		set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonNoCluster, msg)
-		r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonNoCluster, "%s", msg)
+		r.event(s, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonNoCluster, "%s", msg)
 	default:
 		msg := fmt.Sprintf("%d of %d replicas fit no cluster", d.Unplaced, p.Workload.Replicas)
 		if reasons := filterReasons(d); reasons != "" {
 			msg += "; " + reasons
 		}
 		set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInsufficientCapacity, msg)
-		r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInsufficientCapacity, "%s", msg)
+		r.event(s, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInsufficientCapacity, "%s", msg)
 	}
 }
 
 // reportInvalid records a spec the framework refused.
-func (r *Reconciler) reportInvalid(mcd *multiclusterv1alpha1.MultiClusterDeployment, err error) {
+func (r *Reconciler) reportInvalid(s *Subject, err error) {
+	mcd := s.MCD
 	mcd.Status.ObservedGeneration = mcd.Generation
 	set(mcd, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
-	r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInvalidSpec, "%s", err.Error())
+	r.event(s, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInvalidSpec, "%s", err.Error())
 }
 
-func (r *Reconciler) event(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind, reason, format string, args ...any) {
+func (r *Reconciler) event(s *Subject, kind, reason, format string, args ...any) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(mcd, nil, kind, reason, "Place", format, args...)
+		r.Recorder.Eventf(s.Regarding, nil, kind, reason, "Place", format, args...)
 	}
 }
 

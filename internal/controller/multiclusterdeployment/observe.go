@@ -25,15 +25,17 @@ type member struct {
 	// deployment is the member Deployment Meridian made, or nil.
 	deployment *appsv1.Deployment
 	available  int32
+	// updated are the member Deployment's replicas of its current template.
+	updated int32
 }
 
 // observe reads, from the inventory's caches, what every known member holds
 // of mcd. A member that is known but not connected is reported with the
 // replicas the last decision gave it.
-func (r *Reconciler) observe(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment) (map[string]*member, error) {
+func (r *Reconciler) observe(ctx context.Context, s *Subject) (map[string]*member, error) {
+	mcd, owner := s.MCD, s.Owner
 	readiness := r.Inventory.Readiness()
 	out := make(map[string]*member, len(readiness))
-	owner := propagation.OwnerOfDeployment(mcd)
 	for name, ready := range readiness {
 		m := &member{name: name}
 		m.Ready = ready
@@ -62,13 +64,13 @@ func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *invento
 	case err != nil:
 		return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
 	default:
-		if o, ok := propagation.OwnerOf(d); ok && o.Kind == Kind && (o.UID == "" || o.UID == owner.UID) {
+		if o, ok := propagation.OwnerOf(d); ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
 			m.deployment, m.Exists = d, true
 			m.UpToDate = d.Annotations[multiclusterv1alpha1.AnnotationOwnerGeneration] == strconv.FormatInt(mcd.Generation, 10)
 			if d.Spec.Replicas != nil {
 				m.Replicas = *d.Spec.Replicas
 			}
-			m.ReadyReplicas, m.available = d.Status.ReadyReplicas, d.Status.AvailableReplicas
+			m.ReadyReplicas, m.available, m.updated = d.Status.ReadyReplicas, d.Status.AvailableReplicas, d.Status.UpdatedReplicas
 			m.CaughtUp = d.Status.ObservedGeneration >= d.Generation
 		}
 	}

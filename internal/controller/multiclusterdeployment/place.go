@@ -16,7 +16,8 @@ type plan = decide.DeploymentPlan
 // place decides where mcd's replicas run with decide.Deployment, on a live
 // snapshot that reserves what earlier decisions assumed, and records the
 // new decision in the assumptions.
-func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment, w *placement.Workload, members map[string]*member) (*plan, error) {
+func (r *Reconciler) place(ctx context.Context, s *Subject, w *placement.Workload, members map[string]*member) (*plan, error) {
+	mcd := s.MCD
 	in := decide.DeploymentInput{
 		Workload: w,
 		Members:  make(map[string]decide.Member, len(members)),
@@ -29,7 +30,7 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 	for name, m := range members {
 		in.Members[name] = m.Member
 	}
-	traffic := r.traffic(ctx, mcd)
+	traffic := r.traffic(ctx, s)
 	mcr := r.rescheduler(ctx)
 	var leave map[string]bool
 	if mcr != nil {
@@ -87,11 +88,16 @@ func (r *Reconciler) place(ctx context.Context, mcd *multiclusterv1alpha1.MultiC
 // Workload converts a MultiClusterDeployment into what the placement
 // framework places. Errors name the field at fault.
 func Workload(mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Workload, error) {
+	return workloadOf(Key(mcd.Namespace, mcd.Name), mcd)
+}
+
+// workloadOf is Workload under the placement key.
+func workloadOf(key string, mcd *multiclusterv1alpha1.MultiClusterDeployment) (*placement.Workload, error) {
 	replicas := int32(1)
 	if mcd.Spec.Replicas != nil {
 		replicas = *mcd.Spec.Replicas
 	}
-	return workload.New(Key(mcd.Namespace, mcd.Name), placement.KindDeployment, replicas, &mcd.Spec.Template.Spec, mcd.Spec.Placement)
+	return workload.New(key, placement.KindDeployment, replicas, &mcd.Spec.Template.Spec, mcd.Spec.Placement)
 }
 
 // Key is the placement key of a MultiClusterDeployment: the inventory's

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
@@ -31,7 +30,8 @@ type rollout struct {
 // propagate writes the plan's rollout into the members: members that grow
 // first, all at once, then members that shrink (a member left with none loses its
 // Deployment), unless a disruption budget holds the move.
-func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) rollout {
+func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members map[string]*member) rollout {
+	mcd := s.MCD
 	ro := p.Rollout
 	out := rollout{waiting: ro.Waiting, unreachable: ro.Unreachable}
 	// Members that grow are written at once: each is its own API server,
@@ -41,7 +41,7 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 	var wg sync.WaitGroup
 	for i, name := range ro.Grow {
 		wg.Go(func() {
-			d := propagation.Deployment(mcd, p.Target[name])
+			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
 			if err := propagation.Apply(ctx, members[name].client, d); err != nil {
 				grown[i] = fmt.Errorf("member %q: %w", name, err)
 				return
@@ -78,7 +78,7 @@ func (r *Reconciler) propagate(ctx context.Context, mcd *multiclusterv1alpha1.Mu
 				log.FromContext(ctx).Info("Deleted member Deployment", "member", name, "deployment", klog.KObj(m.deployment))
 			}
 		} else {
-			d := propagation.Deployment(mcd, p.Target[name])
+			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
 			if err = propagation.Apply(ctx, m.client, d); err == nil {
 				log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
 			}

@@ -25,12 +25,13 @@ type reading struct {
 // TrafficAware. The source is asked at most once per TrafficInterval per
 // workload; when it fails, the last good reading stands and the
 // TrafficRead condition says why.
-func (r *Reconciler) traffic(ctx context.Context, mcd *multiclusterv1alpha1.MultiClusterDeployment) map[string]map[string]float64 {
+func (r *Reconciler) traffic(ctx context.Context, s *Subject) map[string]map[string]float64 {
+	mcd := s.MCD
 	if mcd.Spec.Placement.Policy != multiclusterv1alpha1.TrafficAware {
 		meta.RemoveStatusCondition(&mcd.Status.Conditions, multiclusterv1alpha1.ConditionTrafficRead)
 		return nil
 	}
-	key := Key(mcd.Namespace, mcd.Name)
+	key := s.Key()
 	if r.Traffic == nil {
 		set(mcd, multiclusterv1alpha1.ConditionTrafficRead, false, multiclusterv1alpha1.ReasonTrafficUnavailable,
 			"no traffic source: start the controller with --prometheus-url; replicas are placed by capacity and nearness alone")
@@ -48,7 +49,7 @@ func (r *Reconciler) traffic(ctx context.Context, mcd *multiclusterv1alpha1.Mult
 		if err != nil {
 			trafficReadings.WithLabelValues("error").Inc()
 			if !meta.IsStatusConditionFalse(mcd.Status.Conditions, multiclusterv1alpha1.ConditionTrafficRead) {
-				r.event(mcd, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonTrafficUnavailable, "%s", err.Error())
+				r.event(s, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonTrafficUnavailable, "%s", err.Error())
 			}
 			set(mcd, multiclusterv1alpha1.ConditionTrafficRead, false, multiclusterv1alpha1.ReasonTrafficUnavailable,
 				err.Error()+"; the last good reading stands")
