@@ -140,7 +140,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the Cluster controller: %w", err)
 	}
-	if err := (&multiclusterdeployment.Reconciler{
+	deployments := &multiclusterdeployment.Reconciler{
 		Client:          mgr.GetClient(),
 		APIReader:       mgr.GetAPIReader(),
 		Inventory:       inv,
@@ -152,7 +152,8 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Traffic:         opts.Traffic,
 		TrafficInterval: opts.TrafficInterval,
 		Carbon:          opts.Carbon,
-	}).SetupWithManager(mgr); err != nil {
+	}
+	if err := deployments.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
 	if err := (&multiclusterjob.Reconciler{
@@ -192,10 +193,11 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the dependencies controller: %w", err)
 	}
 	if err := (&resourceplacement.Reconciler{
-		Client:     mgr.GetClient(),
-		Inventory:  inv,
-		Duplicator: fw,
-		Recorder:   mgr.GetEventRecorder("meridian-placement"),
+		Client:      mgr.GetClient(),
+		Inventory:   inv,
+		Duplicator:  fw,
+		Deployments: deployments,
+		Recorder:    mgr.GetEventRecorder("meridian-placement"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the ResourcePlacement controller: %w", err)
 	}

@@ -226,6 +226,10 @@ type Subject struct {
 	// Updated is set by the pass: the members' replicas of their current
 	// template, summed over the ready members.
 	Updated int32
+	// Settled is set by the pass: every member that should hold replicas
+	// has a Deployment of the current spec, which its controller observed,
+	// so that the members' counts describe the current spec.
+	Settled bool
 }
 
 // Key is the subject's placement key.

@@ -26,12 +26,15 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
 	st.UnplacedReplicas = p.Decision.Unplaced
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
-	s.Updated = 0
+	s.Updated, s.Settled = 0, prop.err == nil && !prop.waiting && len(prop.unreachable) == 0
 	var pending int32
 	var pendingIn []string
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		m := members[name]
 		st.Replicas += p.Target[name]
+		if p.Target[name] > 0 && (!m.Exists || !m.UpToDate || !m.CaughtUp) {
+			s.Settled = false
+		}
 		if !m.Ready {
 			continue
 		}

@@ -28,6 +28,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/conditions"
+	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/kindwatch"
@@ -53,14 +54,18 @@ type Reconciler struct {
 	Client     client.Client
 	Inventory  *inventory.Inventory
 	Duplicator decide.Duplicator
-	Recorder   events.EventRecorder
-	Cache      cache.Cache
+	// Deployments runs the MultiClusterDeployment pass, which divides a
+	// plain Deployment's replicas too.
+	Deployments *multiclusterdeployment.Reconciler
+	Recorder    events.EventRecorder
+	Cache       cache.Cache
 
 	kinds *kindwatch.Set
 }
 
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments/status,verbs=get;update;patch
 
 // SetupWithManager registers the reconciler: a ResourcePlacement, its
 // template (each kind watched once a placement names it) and the members'
@@ -75,6 +80,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&multiclusterv1alpha1.PropagationPolicy{}, handler.EnqueueRequestsFromMapFunc(r.following(multiclusterv1alpha1.KindPropagationPolicy))).
 		Watches(&multiclusterv1alpha1.ClusterPropagationPolicy{}, handler.EnqueueRequestsFromMapFunc(r.following(multiclusterv1alpha1.KindClusterPropagationPolicy))).
 		WatchesRawSource(members).
+		// Member Deployments and pods made for a placement.
+		WatchesRawSource(r.Inventory.OwnerSource(Kind)).
 		Named("resourceplacement").
 		Build(r)
 	if err != nil {
@@ -131,6 +138,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if err := r.removeAll(ctx, rp, gvk); err != nil {
 			return ctrl.Result{}, err
 		}
+		if r.Deployments != nil {
+			r.Deployments.Assumptions.Forget(workload.Key(Kind, rp.Namespace, rp.Name))
+		}
 		controllerutil.RemoveFinalizer(rp, Finalizer)
 		return ctrl.Result{}, client.IgnoreNotFound(r.Client.Update(ctx, rp))
 	}
@@ -167,9 +177,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil // the policy's change re-queues the placement
 	}
 	rp.Status.ObservedGeneration = tpl.GetGeneration()
+	if gvk.GroupKind() == (schema.GroupKind{Group: "apps", Kind: "Deployment"}) {
+		return r.placeDeployment(ctx, rp, tpl, pl)
+	}
 	if divided(gvk) {
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonNotDividedYet,
-			fmt.Sprintf("%s replicas are divided by the deployment pass, which does not read plain %ss yet (issue 28); until then use a MultiClusterDeployment or MultiClusterJob", gvk.Kind, gvk.Kind))
+			fmt.Sprintf("%s replicas are to be divided like a Deployment's, which is not built for %ss yet (issue 28); until then use a MultiClusterJob for a Job", gvk.Kind, gvk.Kind))
 		return ctrl.Result{}, nil
 	}
 	return r.placeCopy(ctx, rp, tpl, pl)
@@ -375,5 +388,7 @@ func setReady(rp *multiclusterv1alpha1.ResourcePlacement) {
 	},
 		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPlaced, Status: metav1.ConditionTrue},
 		conditions.Requirement{Type: multiclusterv1alpha1.ConditionPropagated, Status: metav1.ConditionTrue},
+		// A divided kind's replicas must be available too.
+		conditions.Requirement{Type: multiclusterv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue, MayBeAbsent: true},
 	)
 }

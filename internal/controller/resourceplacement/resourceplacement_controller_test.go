@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,13 +90,44 @@ func TestObjectsCopiedWholeFollowTheirPolicy(t *testing.T) {
 	if got.Spec.ClusterIP == "" || got.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
 		t.Errorf("member Service: clusterIP %q, labels %v; want its own cluster IP and Meridian's owner labels", got.Spec.ClusterIP, got.Labels)
 	}
-	// A Deployment's replicas are divided, which plain Deployments do not
-	// get yet: the placement says so.
-	eventually(t, "the Deployment's placement says it is not divided yet", func() string {
-		if got := condition(t, mgmt, "deployment.apps-web", multiclusterv1alpha1.ConditionPlaced); !strings.HasPrefix(got, "False NotDividedYet") {
-			return got
+	// A Deployment's replicas are divided by the deployment pass: both
+	// fit in one of the locations (the first, cluster1, unless it was not
+	// connected yet when the placement was first decided; a placed
+	// workload then stays where it is).
+	var home string
+	eventually(t, "the Deployment's replicas in one location", func() string {
+		h := holders(t, clients, d)
+		if len(h) != 1 || h[0] == "cluster3" {
+			return fmt.Sprintf("member Deployments in %v", h)
 		}
-		return ""
+		home = h[0]
+		return cmp.Diff("True Placed: every replica has a cluster: "+home+"=2", condition(t, mgmt, "deployment.apps-web", multiclusterv1alpha1.ConditionPlaced))
+	})
+	member := &appsv1.Deployment{}
+	if err := clients[home].Get(ctx, client.ObjectKeyFromObject(d), member); err != nil {
+		t.Fatal(err)
+	}
+	if ptr.Deref(member.Spec.Replicas, 0) != 2 || member.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
+		t.Errorf("member Deployment: %d replicas, labels %v; want 2, owned by its ResourcePlacement", ptr.Deref(member.Spec.Replicas, 0), member.Labels)
+	}
+	// The member's Deployment controller (none runs here) reports its
+	// replicas ready: the template sums them, observes its generation and
+	// says the rollout is done, as kubectl rollout status reads it.
+	member.Status = appsv1.DeploymentStatus{ObservedGeneration: member.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2}
+	if err := clients[home].Status().Update(ctx, member); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the template's status sums its members", func() string {
+		tpl := &appsv1.Deployment{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(d), tpl); err != nil {
+			return err.Error()
+		}
+		st := tpl.Status
+		got := fmt.Sprintf("observed %d of %d, replicas %d, updated %d, ready %d, available %d", st.ObservedGeneration, tpl.Generation, st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+		for _, c := range st.Conditions {
+			got += fmt.Sprintf(", %s=%s %s", c.Type, c.Status, c.Reason)
+		}
+		return cmp.Diff("observed 1 of 1, replicas 2, updated 2, ready 2, available 2, Available=True MinimumReplicasAvailable, Progressing=True NewReplicaSetAvailable", got)
 	})
 
 	// An edit reaches the copies; a new location moves them.
