@@ -105,6 +105,12 @@ func SweptKinds() []propagation.SweptKind {
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterJob{} },
 		NewLists:  func() []client.ObjectList { return []client.ObjectList{&batchv1.JobList{}} },
 	}, {
+		// A ResourcePlacement's member objects may be of any kind: those a
+		// policy most often places are swept, by their metadata only.
+		OwnerKind: resourceplacement.Kind,
+		NewOwner:  func() client.Object { return &multiclusterv1alpha1.ResourcePlacement{} },
+		NewLists:  resourceplacement.SweptLists,
+	}, {
 		OwnerKind: multiclusterservice.Kind,
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterService{} },
 		NewLists: func() []client.ObjectList {

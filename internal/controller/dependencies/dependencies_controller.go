@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +25,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/dependencies"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/propagation"
+	"github.com/meridian-dev/meridian/internal/workload"
 )
 
 // Event reasons on the workloads that name a dependency.
@@ -62,6 +66,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).Named("dependencies").
 		Watches(&multiclusterv1alpha1.MultiClusterDeployment{}, byNamespace).
 		Watches(&multiclusterv1alpha1.MultiClusterJob{}, byNamespace).
+		Watches(&multiclusterv1alpha1.ResourcePlacement{}, byNamespace).
 		WatchesRawSource(members)
 	for _, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.ServiceAccount{}, &corev1.PersistentVolumeClaim{}} {
 		b = b.Watches(obj, byNamespace)
@@ -95,11 +100,15 @@ func (r *Reconciler) namespacesWithWorkloads(ctx context.Context) []reconcile.Re
 // workloads it runs from the namespace req.Name, and no others.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ns := req.Name
-	users, objects, err := r.workloads(ctx, ns)
+	users, objects, placed, err := r.workloads(ctx, ns)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	plan := dependencies.Plan(users)
+	for c, needs := range plan {
+		// What a policy places itself is not a dependency to copy.
+		plan[c] = slices.DeleteFunc(needs, func(n dependencies.Need) bool { return placed[dependencies.Ref{Kind: n.Kind, Name: n.Name}] })
+	}
 	var errs []error
 	var problems []problem
 	for _, name := range r.Inventory.Members() {
@@ -125,15 +134,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // workloads reads the namespace's workloads that are not being deleted:
 // what their pod templates name and the clusters that run their replicas.
-// objects holds each workload by its user key, for events.
-func (r *Reconciler) workloads(ctx context.Context, ns string) ([]dependencies.User, map[string]client.Object, error) {
+// objects holds each workload by its user key, for events; placed are the
+// objects of the dependency kinds a propagation policy places itself.
+func (r *Reconciler) workloads(ctx context.Context, ns string) ([]dependencies.User, map[string]client.Object, map[dependencies.Ref]bool, error) {
 	var ds multiclusterv1alpha1.MultiClusterDeploymentList
 	var js multiclusterv1alpha1.MultiClusterJobList
 	if err := r.Client.List(ctx, &ds, client.InNamespace(ns)); err != nil {
-		return nil, nil, fmt.Errorf("failed to list MultiClusterDeployments in %s: %w", ns, err)
+		return nil, nil, nil, fmt.Errorf("failed to list MultiClusterDeployments in %s: %w", ns, err)
 	}
 	if err := r.Client.List(ctx, &js, client.InNamespace(ns)); err != nil {
-		return nil, nil, fmt.Errorf("failed to list MultiClusterJobs in %s: %w", ns, err)
+		return nil, nil, nil, fmt.Errorf("failed to list MultiClusterJobs in %s: %w", ns, err)
 	}
 	var users []dependencies.User
 	objects := map[string]client.Object{}
@@ -158,7 +168,80 @@ func (r *Reconciler) workloads(ctx context.Context, ns string) ([]dependencies.U
 		j := &js.Items[i]
 		add(j, "MultiClusterJob", &j.Spec.Template.Spec, j.Status.Clusters)
 	}
-	return users, objects, nil
+	var rps multiclusterv1alpha1.ResourcePlacementList
+	if err := r.Client.List(ctx, &rps, client.InNamespace(ns)); err != nil {
+		return nil, nil, nil, fmt.Errorf("failed to list ResourcePlacements in %s: %w", ns, err)
+	}
+	placed := map[dependencies.Ref]bool{}
+	for i := range rps.Items {
+		rp := &rps.Items[i]
+		if rp.Spec.Resource.APIVersion == "v1" {
+			placed[dependencies.Ref{Kind: dependencies.Kind(rp.Spec.Resource.Kind), Name: rp.Spec.Resource.Name}] = true
+		}
+		tpl, spec, err := r.templateOf(ctx, rp)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if spec == nil {
+			continue // not a kind with pods, gone, or its policy says None
+		}
+		var decided []multiclusterv1alpha1.ClusterDecision
+		for _, c := range rp.Status.Clusters {
+			if c.Replicas > 0 || placing(c.Reason) {
+				decided = append(decided, multiclusterv1alpha1.ClusterDecision{Name: c.Name, Replicas: 1})
+			}
+		}
+		add(tpl, rp.Spec.Resource.Kind, spec, decided)
+	}
+	return users, objects, placed, nil
+}
+
+// placing reports whether a cluster decision with reason places the object
+// there.
+func placing(reason multiclusterv1alpha1.PlacementReason) bool {
+	switch reason {
+	case multiclusterv1alpha1.PlacementPreferred, multiclusterv1alpha1.PlacementSubstitute, multiclusterv1alpha1.PlacementBurst, multiclusterv1alpha1.PlacementSelected:
+		return true
+	}
+	return false
+}
+
+// templateOf reads a ResourcePlacement's template and its pod spec; the
+// spec is nil when the template makes no pods, is gone, or its policy asks
+// for no dependencies.
+func (r *Reconciler) templateOf(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement) (client.Object, *corev1.PodSpec, error) {
+	var mode multiclusterv1alpha1.DependencyMode
+	ref := rp.Spec.Policy
+	if ref.Kind == multiclusterv1alpha1.KindPropagationPolicy {
+		p := &multiclusterv1alpha1.PropagationPolicy{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, p); err != nil {
+			return nil, nil, client.IgnoreNotFound(err)
+		}
+		mode = p.Spec.Dependencies
+	} else {
+		p := &multiclusterv1alpha1.ClusterPropagationPolicy{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, p); err != nil {
+			return nil, nil, client.IgnoreNotFound(err)
+		}
+		mode = p.Spec.Dependencies
+	}
+	if mode == multiclusterv1alpha1.DependenciesNone {
+		return nil, nil, nil
+	}
+	tpl := &unstructured.Unstructured{}
+	tpl.SetGroupVersionKind(schema.FromAPIVersionAndKind(rp.Spec.Resource.APIVersion, rp.Spec.Resource.Kind))
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: rp.Namespace, Name: rp.Spec.Resource.Name}, tpl); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("failed to read %s %s/%s: %w", rp.Spec.Resource.Kind, rp.Namespace, rp.Spec.Resource.Name, err)
+	}
+	// A template whose pod template cannot be read is reported by its
+	// placement; it has no dependencies here.
+	if t, err := workload.PodTemplateOf(tpl); err == nil && t != nil {
+		return tpl, &t.Spec, nil
+	}
+	return nil, nil, nil
 }
 
 // problem is a dependency that cannot be copied, for the workloads that

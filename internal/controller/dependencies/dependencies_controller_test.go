@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -225,4 +226,50 @@ func TestDependenciesFollowTheirWorkload(t *testing.T) {
 	if err := clients["cluster3"].Get(ctx, client.ObjectKeyFromObject(own), mine); err != nil {
 		t.Errorf("cluster3's own ConfigMap: %v", err)
 	}
+}
+
+// A plain Deployment a PropagationPolicy places takes what its pods name
+// along too; what the policy places itself (the ConfigMap here) is placed,
+// not copied as a dependency.
+func TestPlainDeploymentsTakeTheirDependencies(t *testing.T) {
+	mgmt, clients := setup(t, 2)
+	ctx := t.Context()
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"}}
+	d.Spec.Replicas = ptr.To[int32](1)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}}
+	d.Spec.Template.Labels = map[string]string{"app": "api"}
+	d.Spec.Template.Spec = podSpec("", "api-config", "api-secret", "")
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}, {APIVersion: "v1", Kind: "ConfigMap", Name: "api-config"}}
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.ClusterAffinity, Locations: []multiclusterv1alpha1.ClusterName{"cluster2"}}
+	for _, obj := range []client.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "api-config", Namespace: "shop"}, Data: map[string]string{"a": "b"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "api-secret", Namespace: "shop"}, StringData: map[string]string{"k": "v"}},
+		d, pp,
+	} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the Secret copied to cluster2 as a dependency, the ConfigMap placed", func() string {
+		if diff := cmp.Diff(map[string][]string{"cluster2": {"Secret/api-secret"}}, copies(t, clients)); diff != "" {
+			return diff
+		}
+		cm := &corev1.ConfigMap{}
+		return errString(clients["cluster2"].Get(ctx, client.ObjectKey{Namespace: "shop", Name: "api-config"}, cm))
+	})
+	if err := mgmt.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "api"}, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgmt.Delete(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Secret's copy gone with the Deployment", func() string { return cmp.Diff(map[string][]string{}, copies(t, clients)) })
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
