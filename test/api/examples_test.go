@@ -1,12 +1,7 @@
 package api_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/base64"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,45 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
-// readManifests decodes every object of a multi-document YAML file, with
-// integers as int64 as the API server returns them.
-func readManifests(t *testing.T, path string) []*unstructured.Unstructured {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
-	var objs []*unstructured.Unstructured
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("failed to read %s: %v", path, err)
-		}
-		js, err := utilyaml.ToJSON(doc)
-		if err != nil {
-			t.Fatalf("failed to decode %s: %v", path, err)
-		}
-		if string(bytes.TrimSpace(js)) == "null" {
-			continue
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(js); err != nil {
-			t.Fatalf("failed to decode %s: %v", path, err)
-		}
-		objs = append(objs, u)
-	}
-}
 
 func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
@@ -85,7 +46,7 @@ func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
 	for _, file := range files {
 		name, _ := filepath.Rel(filepath.Join("..", "..", "examples"), file)
 		t.Run(name, func(t *testing.T) {
-			for _, obj := range readManifests(t, file) {
+			for _, obj := range testenv.ReadManifests(t, file) {
 				if obj.GetNamespace() == "" && obj.GetKind() != "Namespace" && obj.GetKind() != "Cluster" && obj.GetKind() != "MultiClusterRescheduler" {
 					obj.SetNamespace("default")
 				}
@@ -166,7 +127,7 @@ func subset(want, got any) any {
 
 func exampleObject(t *testing.T, file, kind string) *unstructured.Unstructured {
 	t.Helper()
-	for _, o := range readManifests(t, filepath.Join("..", "..", "examples", file)) {
+	for _, o := range testenv.ReadManifests(t, filepath.Join("..", "..", "examples", file)) {
 		if o.GetKind() == kind {
 			return o
 		}
