@@ -16,7 +16,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
-
 func TestExamplesApplyAndReadBackUnchanged(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
 	c := env.Management.Client
