@@ -24,6 +24,13 @@ type Set struct {
 	watched map[schema.GroupVersionKind]bool
 }
 
+// Watched reports whether gvk is watched.
+func (s *Set) Watched(gvk schema.GroupVersionKind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watched[gvk]
+}
+
 // Ensure watches gvk's objects' metadata unless it is watched already.
 func (s *Set) Ensure(gvk schema.GroupVersionKind) error {
 	s.mu.Lock()

@@ -37,7 +37,15 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=propagationpolicies;clusterpropagationpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=propagationpolicies/status;clusterpropagationpolicies/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
+// The kinds policies place most often; for any other (a CRD's instances),
+// the controller's ServiceAccount needs get, list and watch granted, and a
+// policy selecting it says so until it has them.
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets;replicasets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;serviceaccounts;persistentvolumeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses;networkpolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch
 
 // SetupWithManager registers the reconciler; selected kinds are watched as
 // the policies name them.
@@ -84,9 +92,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 			gvks[s.GVK] = true
 		}
 	}
-	objects, uids, err := r.objects(ctx, gvks)
+	objects, uids, unreadable, err := r.objects(ctx, gvks)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if len(unreadable) > 0 {
+		// A kind the controller may not read holds the policies that
+		// select it, like a selector at fault.
+		valid = valid[:0]
+		for _, p := range policies {
+			for i, s := range p.sel.Selectors {
+				if err := unreadable[s.GVK]; err != nil {
+					p.problems = append(p.problems, problem{ReasonUnreadable, fmt.Sprintf("spec.resourceSelectors[%d]: %v", i, err)})
+				}
+			}
+			if len(p.problems) > 0 {
+				held[p.sel.Ref] = true
+			} else {
+				valid = append(valid, p.sel)
+			}
+		}
 	}
 	claims, byPolicy := selection.Select(valid, objects)
 	kept, err := r.writePlacements(ctx, claims, uids, held)
@@ -100,13 +125,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	return ctrl.Result{}, nil
 }
 
-// objects lists the metadata of every object of gvks, watching each kind.
-func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKind]bool) ([]selection.Object, map[string]metav1.Object, error) {
+// ReasonUnreadable means the controller may not read a selected kind; the
+// message says which rights to grant.
+const ReasonUnreadable = "Unreadable"
+
+// objects lists the metadata of every object of gvks, watching each kind;
+// unreadable are the kinds the controller may not list, with why.
+func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKind]bool) ([]selection.Object, map[string]metav1.Object, map[schema.GroupVersionKind]error, error) {
 	var out []selection.Object
 	metas := map[string]metav1.Object{}
+	unreadable := map[schema.GroupVersionKind]error{}
 	for gvk := range gvks {
+		if !r.canList(ctx, gvk, unreadable) {
+			continue
+		}
 		if err := r.kinds.Ensure(gvk); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -114,7 +148,7 @@ func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKi
 			if apierrors.IsNotFound(err) || apimeta.IsNoMatchError(err) {
 				continue // the kind went away since the policy was read
 			}
-			return nil, nil, fmt.Errorf("failed to list %s: %w", gvk, err)
+			return nil, nil, nil, fmt.Errorf("failed to list %s: %w", gvk, err)
 		}
 		for i := range list.Items {
 			o := &list.Items[i]
@@ -126,5 +160,5 @@ func (r *Reconciler) objects(ctx context.Context, gvks map[schema.GroupVersionKi
 			metas[so.Key()] = o
 		}
 	}
-	return out, metas, nil
+	return out, metas, unreadable, nil
 }

@@ -129,6 +129,10 @@ func TestPoliciesClaimTheObjectsTheySelect(t *testing.T) {
 			"False NotPlaceable: spec.resourceSelectors[0]: Namespace is cluster-scoped"},
 		{"own-kinds", multiclusterv1alpha1.ResourceSelector{APIVersion: "multicluster.meridian.dev/v1alpha1", Kind: "MultiClusterDeployment"},
 			"False NotPlaceable: spec.resourceSelectors[0]: MultiClusterDeployment is Meridian's own kind"},
+		// The controller runs with its generated role, which does not
+		// read Roles.
+		{"roles", multiclusterv1alpha1.ResourceSelector{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+			"False Unreadable: spec.resourceSelectors[0]: the controller may not list roles.rbac.authorization.k8s.io: grant its ServiceAccount get, list and watch"},
 	} {
 		if err := mgmt.Create(ctx, policy(tc.name, tc.selector)); err != nil {
 			t.Fatal(err)
