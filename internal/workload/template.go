@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // templatePaths are where each kind that makes pods holds its pod
@@ -18,6 +19,12 @@ var templatePaths = map[string][]string{
 	"batch/Job":              {"spec", "template"},
 	"batch/CronJob":          {"spec", "jobTemplate", "spec", "template"},
 	"/ReplicationController": {"spec", "template"},
+}
+
+// PodTemplatePath is where gvk's objects hold their pod template; nil for
+// a kind that makes no pods.
+func PodTemplatePath(gvk schema.GroupVersionKind) []string {
+	return templatePaths[gvk.Group+"/"+gvk.Kind]
 }
 
 // PodTemplateOf returns the pod template of obj when its kind makes pods

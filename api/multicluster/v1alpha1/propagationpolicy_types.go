@@ -1,7 +1,9 @@
 package v1alpha1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ResourceSelector selects resource templates of one kind: all of them,
@@ -85,6 +87,146 @@ type PropagationPolicySpec struct {
 	// +optional
 	// +kubebuilder:default=Follow
 	Dependencies DependencyMode `json:"dependencies,omitempty"`
+
+	// overrides change the member objects per cluster when they are
+	// written, rule after rule, each on the clusters it targets.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	Overrides []OverrideRule `json:"overrides,omitempty"`
+}
+
+// OverrideRule is one change of the member objects in the clusters it
+// targets. Its parts apply in order: image, env, args, labels,
+// annotations, then the JSON patch.
+type OverrideRule struct {
+	// name of the rule, shown in the ResourcePlacement's status where it
+	// applied.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// targetClusters are the clusters the rule applies to; every cluster
+	// when unset.
+	// +optional
+	TargetClusters *ClusterTarget `json:"targetClusters,omitempty"`
+
+	// containers limits image, env and args to the containers (init
+	// containers included) of these names; every container when empty.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	Containers []string `json:"containers,omitempty"`
+
+	// image rewrites the containers' images: each part given replaces the
+	// image's.
+	// +optional
+	Image *ImageOverride `json:"image,omitempty"`
+
+	// env sets these variables in the containers, replacing those of the
+	// same name.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	Env []corev1.EnvVar `json:"env,omitempty"`
+
+	// args replace the containers' args.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=4096
+	Args []string `json:"args,omitempty"`
+
+	// labels are added to the member object's, replacing those of the
+	// same key.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// annotations are added to the member object's, replacing those of the
+	// same key.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// jsonPatch is applied last to the member object (RFC 6902), for
+	// anything the other parts do not change.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	JSONPatch []JSONPatchOperation `json:"jsonPatch,omitempty"`
+}
+
+// ClusterTarget selects clusters by name, labels and region; a cluster
+// must match every part given.
+type ClusterTarget struct {
+	// names of the clusters.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	Names []ClusterName `json:"names,omitempty"`
+
+	// labelSelector matches the Clusters' labels.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// regions are the Clusters' spec.region values.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=63
+	Regions []string `json:"regions,omitempty"`
+}
+
+// ImageOverride replaces parts of an image reference
+// ([registry/]repository[:tag][@digest]).
+type ImageOverride struct {
+	// registry replaces the image's registry host (docker.io when it has
+	// none), for example registry.eu.example.com.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Registry string `json:"registry,omitempty"`
+
+	// repository replaces the image's repository path.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Repository string `json:"repository,omitempty"`
+
+	// tag replaces the image's tag and drops its digest.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	Tag string `json:"tag,omitempty"`
+}
+
+// JSONPatchOp is an RFC 6902 operation.
+// +kubebuilder:validation:Enum=add;remove;replace;move;copy;test
+type JSONPatchOp string
+
+// JSONPatchOperation is one RFC 6902 operation.
+type JSONPatchOperation struct {
+	// op is the operation.
+	// +required
+	Op JSONPatchOp `json:"op"`
+
+	// path is the JSON pointer the operation acts on, for example
+	// /spec/template/spec/nodeSelector.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Path string `json:"path"`
+
+	// from is the source pointer of move and copy.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	From string `json:"from,omitempty"`
+
+	// value is the JSON value of add, replace and test.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Value *runtime.RawExtension `json:"value,omitempty"`
 }
 
 // SelectedResource is one object a policy selects.
@@ -318,7 +460,36 @@ type ResourcePlacementStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=1000
 	Clusters []ClusterDecision `json:"clusters,omitempty"`
+
+	// overrides lists, per cluster, the policy's override rules that
+	// changed the member object written there.
+	// +optional
+	// +listType=map
+	// +listMapKey=cluster
+	// +kubebuilder:validation:MaxItems=1000
+	Overrides []AppliedOverrides `json:"overrides,omitempty"`
 }
+
+// AppliedOverrides are the override rules applied to one cluster's member
+// object.
+type AppliedOverrides struct {
+	// cluster the member object is in.
+	// +required
+	Cluster ClusterName `json:"cluster"`
+
+	// rules applied, in order.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=63
+	Rules []string `json:"rules"`
+}
+
+// ReasonOverrideFailed means an override rule does not apply to a member
+// object; the message names the rule's field. The member keeps the object
+// it has.
+const ReasonOverrideFailed = "OverrideFailed"
 
 // ResourcePlacement is where one resource template a propagation policy
 // selects goes, and why: the policy controller creates it beside the

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -223,6 +224,11 @@ type Subject struct {
 	Owner propagation.Owner
 	// Regarding is the object the pass's events are about.
 	Regarding runtime.Object
+	// Mutate, when set, changes each member Deployment for its cluster
+	// before it is written (a policy's overrides); an error keeps the
+	// member's Deployment as it is and fails the write. It may be called
+	// for several members at once.
+	Mutate func(cluster string, d *appsv1.Deployment) error
 	// Updated is set by the pass: the members' replicas of their current
 	// template, summed over the ready members.
 	Updated int32

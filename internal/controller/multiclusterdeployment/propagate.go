@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,6 +43,10 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 	for i, name := range ro.Grow {
 		wg.Go(func() {
 			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
+			if err := s.mutate(name, d); err != nil {
+				grown[i] = fmt.Errorf("member %q: %w", name, err)
+				return
+			}
 			if err := propagation.Apply(ctx, members[name].client, d); err != nil {
 				grown[i] = fmt.Errorf("member %q: %w", name, err)
 				return
@@ -79,7 +84,10 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 			}
 		} else {
 			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
-			if err = propagation.Apply(ctx, m.client, d); err == nil {
+			if err = s.mutate(name, d); err == nil {
+				err = propagation.Apply(ctx, m.client, d)
+			}
+			if err == nil {
 				log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
 			}
 		}
@@ -89,4 +97,12 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 	}
 	out.err = errors.Join(errs...)
 	return out
+}
+
+// mutate runs the subject's Mutate, if any.
+func (s *Subject) mutate(cluster string, d *appsv1.Deployment) error {
+	if s.Mutate == nil {
+		return nil
+	}
+	return s.Mutate(cluster, d)
 }

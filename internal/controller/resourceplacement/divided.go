@@ -2,6 +2,7 @@ package resourceplacement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,13 +25,16 @@ import (
 // with the policy's placement, and writes the decision into rp's status
 // and the members' sums into the Deployment's, so that kubectl get and
 // kubectl rollout status work on the management cluster.
-func (r *Reconciler) placeDeployment(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, tpl *unstructured.Unstructured, pl multiclusterv1alpha1.Placement) (ctrl.Result, error) {
+func (r *Reconciler) placeDeployment(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, tpl *unstructured.Unstructured, pl multiclusterv1alpha1.Placement, ov *overrider) (ctrl.Result, error) {
 	d := &appsv1.Deployment{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tpl.Object, d); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to read Deployment %s/%s: %w", tpl.GetNamespace(), tpl.GetName(), err)
 	}
+	// The view's generation changes with the template's and with the
+	// policy's, so that a change of either (an override rule) writes the
+	// members again.
 	view := &multiclusterv1alpha1.MultiClusterDeployment{ObjectMeta: metav1.ObjectMeta{
-		Namespace: d.Namespace, Name: d.Name, UID: rp.UID, Generation: d.Generation, Labels: d.Labels,
+		Namespace: d.Namespace, Name: d.Name, UID: rp.UID, Generation: d.Generation*policyGenerations + ov.generation%policyGenerations, Labels: d.Labels,
 	}}
 	view.Spec.Replicas = ptr.To(ptr.Deref(d.Spec.Replicas, 1))
 	view.Spec.Selector = d.Spec.Selector
@@ -43,22 +47,31 @@ func (r *Reconciler) placeDeployment(ctx context.Context, rp *multiclusterv1alph
 	view.Status.Conditions = rp.Status.Conditions
 	view.Status.Clusters = rp.Status.Clusters
 	view.Status.Summary = rp.Status.Summary
-	view.Status.ObservedGeneration = rp.Status.ObservedGeneration
+	view.Status.ObservedGeneration = rp.Status.ObservedGeneration*policyGenerations + ov.generation%policyGenerations
 	s := &multiclusterdeployment.Subject{
 		MCD:       view,
 		Owner:     propagation.Owner{Kind: Kind, Namespace: rp.Namespace, Name: rp.Name, UID: string(rp.UID)},
 		Regarding: tpl,
+		Mutate:    ov.deployment,
 	}
 	res, err := r.Deployments.Pass(ctx, s)
 	rp.Status.Conditions = view.Status.Conditions
 	rp.Status.Clusters = view.Status.Clusters
 	rp.Status.Summary = view.Status.Summary
-	rp.Status.ObservedGeneration = view.Status.ObservedGeneration
+	rp.Status.ObservedGeneration = view.Status.ObservedGeneration / policyGenerations
+	if c := meta.FindStatusCondition(rp.Status.Conditions, multiclusterv1alpha1.ConditionPropagated); c != nil && c.Status == metav1.ConditionFalse && errors.Is(err, errOverride) {
+		c.Reason = multiclusterv1alpha1.ReasonOverrideFailed
+		c.Message += "; the members keep the Deployments they have"
+	}
 	if werr := r.writeDeploymentStatus(ctx, d, view, s); werr != nil && err == nil {
 		err = werr
 	}
 	return res, err
 }
+
+// policyGenerations spaces the template's generations in the view's, so
+// that the policy's fits between two.
+const policyGenerations = 1 << 20
 
 // writeDeploymentStatus sums the members into the template's status. The
 // template's generation counts as observed once every member that holds

@@ -171,22 +171,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to read %s %s/%s: %w", gvk.Kind, rp.Namespace, rp.Spec.Resource.Name, err)
 	}
-	pl, err := r.placement(ctx, rp.Spec.Policy)
+	spec, policyGeneration, err := r.policy(ctx, rp.Spec.Policy)
 	if err != nil {
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
 		return ctrl.Result{}, nil // the policy's change re-queues the placement
 	}
 	rp.Status.ObservedGeneration = tpl.GetGeneration()
+	ov, err := r.newOverrider(ctx, spec.Overrides, policyGeneration)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() { rp.Status.Overrides = ov.status(holding(rp)) }()
 	if gvk.GroupKind() == (schema.GroupKind{Group: "apps", Kind: "Deployment"}) {
-		return r.placeDeployment(ctx, rp, tpl, pl)
+		return r.placeDeployment(ctx, rp, tpl, spec.Placement, ov)
 	}
 	if divided(gvk) {
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonNotDividedYet,
 			fmt.Sprintf("%s replicas are to be divided like a Deployment's, which is not built for %ss yet (issue 28); until then use a MultiClusterJob for a Job", gvk.Kind, gvk.Kind))
 		return ctrl.Result{}, nil
 	}
-	return r.placeCopy(ctx, rp, tpl, pl)
+	return r.placeCopy(ctx, rp, tpl, spec.Placement, ov)
 }
+
+// errOverride marks a write refused because an override rule does not
+// apply.
+var errOverride = errors.New("override rule does not apply")
 
 // ReasonNotDividedYet: the kind's replicas are to be divided, which the
 // placement pass does not do for it yet.
@@ -203,8 +212,8 @@ func divided(gvk schema.GroupVersionKind) bool {
 	return false
 }
 
-// placement reads the placement block of the policy ref names.
-func (r *Reconciler) placement(ctx context.Context, ref multiclusterv1alpha1.PolicyReference) (multiclusterv1alpha1.Placement, error) {
+// policy reads the spec of the policy ref names.
+func (r *Reconciler) policy(ctx context.Context, ref multiclusterv1alpha1.PolicyReference) (*multiclusterv1alpha1.PropagationPolicySpec, int64, error) {
 	var obj client.Object
 	var spec *multiclusterv1alpha1.PropagationPolicySpec
 	switch ref.Kind {
@@ -216,13 +225,25 @@ func (r *Reconciler) placement(ctx context.Context, ref multiclusterv1alpha1.Pol
 		obj, spec = p, &p.Spec
 	}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, obj); err != nil {
-		return multiclusterv1alpha1.Placement{}, fmt.Errorf("failed to read the policy %s %s: %w", ref.Kind, ref.Name, err)
+		return nil, 0, fmt.Errorf("failed to read the policy %s %s: %w", ref.Kind, ref.Name, err)
 	}
-	return spec.Placement, nil
+	return spec, obj.GetGeneration(), nil
+}
+
+// holding are the clusters the placement's status says hold the object.
+func holding(rp *multiclusterv1alpha1.ResourcePlacement) []string {
+	var out []string
+	for _, c := range rp.Status.Clusters {
+		switch c.Reason {
+		case multiclusterv1alpha1.PlacementPreferred, multiclusterv1alpha1.PlacementSubstitute, multiclusterv1alpha1.PlacementBurst, multiclusterv1alpha1.PlacementSelected:
+			out = append(out, string(c.Name))
+		}
+	}
+	return out
 }
 
 // placeCopy places a template copied whole.
-func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, tpl *unstructured.Unstructured, pl multiclusterv1alpha1.Placement) (ctrl.Result, error) {
+func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, tpl *unstructured.Unstructured, pl multiclusterv1alpha1.Placement, ov *overrider) (ctrl.Result, error) {
 	owner := propagation.Owner{Kind: Kind, Namespace: rp.Namespace, Name: rp.Name, UID: string(rp.UID)}
 	podSpec := &corev1.PodSpec{}
 	if t, err := workload.PodTemplateOf(tpl); err != nil {
@@ -252,7 +273,12 @@ func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.Res
 	}
 	var errs []error
 	for _, name := range p.Write {
-		if err := propagation.Apply(ctx, conns[name], cp.DeepCopy()); err != nil {
+		obj := cp.DeepCopy()
+		if err := ov.apply(name, obj); err != nil {
+			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
+			continue
+		}
+		if err := propagation.Apply(ctx, conns[name], obj); err != nil {
 			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
 			continue
 		}
@@ -368,8 +394,12 @@ func (r *Reconciler) report(rp *multiclusterv1alpha1.ResourcePlacement, p *decid
 	}
 	switch {
 	case len(errs) > 0:
-		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonApplyFailed,
-			conditions.Truncate(errors.Join(errs...).Error(), 4096))
+		reason := multiclusterv1alpha1.ReasonApplyFailed
+		if errors.Is(errors.Join(errs...), errOverride) {
+			reason = multiclusterv1alpha1.ReasonOverrideFailed
+		}
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, reason,
+			conditions.Truncate(errors.Join(errs...).Error()+"; the members keep the objects they have", 4096))
 	case len(p.Held) > 0:
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonMemberUnreachable,
 			"members not ready keep their copies until they return: "+strings.Join(p.Held, ", "))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -165,5 +167,75 @@ func TestObjectsCopiedWholeFollowTheirPolicy(t *testing.T) {
 	eventually(t, "the ConfigMap's copy removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, config)) })
 	if diff := cmp.Diff([]string{"cluster3"}, holders(t, clients, svc)); diff != "" {
 		t.Errorf("the Service's copies (-want +got):\n%s", diff)
+	}
+}
+
+// memberImage reads the image of the first container of the member
+// Deployment shop/api in cluster, and its label tier.
+func memberImage(t *testing.T, c client.Client) string {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "shop", Name: "api"}, d); err != nil {
+		return err.Error()
+	}
+	return d.Spec.Template.Spec.Containers[0].Image + " tier=" + d.Labels["tier"]
+}
+
+func TestOverridesChangeTheMemberObjectsOfTheirClusters(t *testing.T) {
+	mgmt, clients := setup(t, 2)
+	ctx := t.Context()
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"}}
+	d.Spec.Replicas = ptr.To[int32](2)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}}
+	d.Spec.Template.Labels = map[string]string{"app": "api"}
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "api", Image: "registry.k8s.io/pause:3.10"}}
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}}
+	// One replica in each cluster.
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit, NumberOfLocations: ptr.To[int32](2)}
+	pp.Spec.Overrides = []multiclusterv1alpha1.OverrideRule{{
+		Name:           "eu-registry",
+		TargetClusters: &multiclusterv1alpha1.ClusterTarget{Names: []multiclusterv1alpha1.ClusterName{"cluster2"}},
+		Image:          &multiclusterv1alpha1.ImageOverride{Registry: "registry.eu.example.com"},
+		Labels:         map[string]string{"tier": "eu"},
+	}}
+	for _, obj := range []client.Object{d, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the EU registry in cluster2 only", func() string {
+		return cmp.Diff("registry.k8s.io/pause:3.10 tier=", memberImage(t, clients["cluster1"])) +
+			cmp.Diff("registry.eu.example.com/pause:3.10 tier=eu", memberImage(t, clients["cluster2"]))
+	})
+	eventually(t, "the placement says which rule touched which cluster", func() string {
+		rp := &multiclusterv1alpha1.ResourcePlacement{}
+		if err := mgmt.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "deployment.apps-api"}, rp); err != nil {
+			return err.Error()
+		}
+		return cmp.Diff([]multiclusterv1alpha1.AppliedOverrides{{Cluster: "cluster2", Rules: []string{"eu-registry"}}}, rp.Status.Overrides)
+	})
+
+	// A rule that does not apply is reported, naming its field, and the
+	// members keep what they run.
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.Overrides[0].Image.Tag = "3.9"
+	pp.Spec.Overrides = append(pp.Spec.Overrides, multiclusterv1alpha1.OverrideRule{Name: "bad", JSONPatch: []multiclusterv1alpha1.JSONPatchOperation{
+		{Op: "replace", Path: "/spec/nope", Value: &runtime.RawExtension{Raw: []byte(`1`)}},
+	}})
+	if err := mgmt.Update(ctx, pp); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "OverrideFailed naming the rule's field", func() string {
+		got := condition(t, mgmt, "deployment.apps-api", multiclusterv1alpha1.ConditionPropagated)
+		if !strings.HasPrefix(got, "False OverrideFailed") || !strings.Contains(got, "spec.overrides[1].jsonPatch[0]: replace /spec/nope does not apply to Deployment api") {
+			return got
+		}
+		return ""
+	})
+	if diff := cmp.Diff("registry.eu.example.com/pause:3.10 tier=eu", memberImage(t, clients["cluster2"])); diff != "" {
+		t.Errorf("cluster2's Deployment changed though a rule failed (-want +got):\n%s", diff)
 	}
 }
