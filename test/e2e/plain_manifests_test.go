@@ -28,7 +28,8 @@ import (
 // Secret and ServiceAccount they name, the Service is in every member, and
 // kubectl rollout status returns on the management cluster. A ConfigMap
 // edit reaches the members that run the pods; a scale beyond cluster2's
-// room bursts to the nearest member, where the dependencies follow; a
+// room bursts to the nearest member, where the dependencies follow and an
+// override rule for its region changes the image registry; a
 // delete removes the member Deployments and the dependencies, and leaves the
 // Service its own policy places.
 func TestPlainManifestsPlacedByPolicy(t *testing.T) {
@@ -148,6 +149,16 @@ func TestPlainManifestsPlacedByPolicy(t *testing.T) {
 		return running("cluster1", 4) + running("cluster2", 20)
 	})
 	rolloutStatus(t, w.tb)
+	// The override rule for Rennes changed the image there only.
+	for cluster, want := range map[string]string{"cluster1": "mirror.rennes.example.com/e2e-test-images/agnhost:2.53", "cluster2": "registry.k8s.io/e2e-test-images/agnhost:2.53"} {
+		got := &appsv1.Deployment{}
+		if err := w.members[cluster].Get(ctx, web, got); err != nil {
+			t.Fatal(err)
+		}
+		if img := got.Spec.Template.Spec.Containers[0].Image; img != want {
+			t.Errorf("image in %s: %s, want %s", cluster, img, want)
+		}
+	}
 
 	// Deleted: the member Deployments and the dependencies go; the Service,
 	// which its own policy places, stays.
