@@ -18,6 +18,10 @@ type Duplicator interface {
 type CopyMember struct {
 	// Ready is the member's readiness; Exists whether it holds the copy.
 	Ready, Exists bool
+	// Foreign is whether it holds an object of the same kind and name that
+	// Meridian did not make for this placement: it is never overwritten
+	// nor removed.
+	Foreign bool
 }
 
 // CopyInput is what one pass over an object copied whole reads.
@@ -38,6 +42,9 @@ type CopyPlan struct {
 	Held []string
 	// Remove are the ready members that hold a copy they must not.
 	Remove []string
+	// Conflicts are the chosen members that hold a foreign object of the
+	// same name, left as it is.
+	Conflicts []string
 }
 
 // Copy decides where an object that is not divided goes: the clusters the
@@ -59,6 +66,9 @@ func Copy(ctx context.Context, d Duplicator, in CopyInput) (*CopyPlan, error) {
 		case !m.Ready && m.Exists:
 			p.Held = append(p.Held, name)
 		case !m.Ready:
+		case m.Foreign && chosen[name]:
+			p.Conflicts = append(p.Conflicts, name)
+		case m.Foreign:
 		case chosen[name]:
 			p.Write = append(p.Write, name)
 		case m.Exists:

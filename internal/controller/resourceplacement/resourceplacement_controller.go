@@ -197,6 +197,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // apply.
 var errOverride = errors.New("override rule does not apply")
 
+// ReasonConflict: a member already has an object of the kind and name
+// that Meridian did not make; it is left as it is.
+const ReasonConflict = "Conflict"
+
 // ReasonNotDividedYet: the kind's replicas are to be divided, which the
 // placement pass does not do for it yet.
 const ReasonNotDividedYet = "NotDividedYet"
@@ -322,6 +326,8 @@ func (r *Reconciler) observe(ctx context.Context, tpl *unstructured.Unstructured
 		default:
 			if o, ok := propagation.OwnerOf(have); ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
 				m.Exists = true
+			} else {
+				m.Foreign = true
 			}
 		}
 		out[name] = m
@@ -400,6 +406,10 @@ func (r *Reconciler) report(rp *multiclusterv1alpha1.ResourcePlacement, p *decid
 		}
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, reason,
 			conditions.Truncate(errors.Join(errs...).Error()+"; the members keep the objects they have", 4096))
+	case len(p.Conflicts) > 0:
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, ReasonConflict,
+			fmt.Sprintf("%s already has a %s of this name that Meridian did not make; it is left as it is (delete it there, or rename one of them)",
+				strings.Join(p.Conflicts, ", "), rp.Spec.Resource.Kind))
 	case len(p.Held) > 0:
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonMemberUnreachable,
 			"members not ready keep their copies until they return: "+strings.Join(p.Held, ", "))

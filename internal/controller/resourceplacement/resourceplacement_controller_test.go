@@ -160,6 +160,37 @@ func TestObjectsCopiedWholeFollowTheirPolicy(t *testing.T) {
 		return cmp.Diff([]string{"cluster3"}, holders(t, clients, config)) + cmp.Diff([]string{"cluster3"}, holders(t, clients, svc))
 	})
 
+	// A member's own object of the same name is never overwritten: the
+	// placement says so, and the member keeps it.
+	own := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "shop"}, Data: map[string]string{"mine": "yes"}}
+	if err := clients["cluster3"].Create(ctx, own.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	tplSettings := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "shop"}, Data: map[string]string{"mine": "no"}}
+	if err := mgmt.Create(ctx, tplSettings); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(pp), pp); err != nil {
+		t.Fatal(err)
+	}
+	pp.Spec.ResourceSelectors = append(pp.Spec.ResourceSelectors, multiclusterv1alpha1.ResourceSelector{APIVersion: "v1", Kind: "ConfigMap", Name: "settings"})
+	if err := mgmt.Update(ctx, pp); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a Conflict on the settings placement", func() string {
+		if got := condition(t, mgmt, "configmap-settings", multiclusterv1alpha1.ConditionPropagated); !strings.HasPrefix(got, "False Conflict: cluster3 already has a ConfigMap of this name") {
+			return got
+		}
+		return ""
+	})
+	mine := &corev1.ConfigMap{}
+	if err := clients["cluster3"].Get(ctx, client.ObjectKeyFromObject(own), mine); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(own.Data, mine.Data); diff != "" {
+		t.Errorf("cluster3's own ConfigMap was changed (-want +got):\n%s", diff)
+	}
+
 	// The template deleted: its copies go.
 	if err := mgmt.Delete(ctx, config); err != nil {
 		t.Fatal(err)
