@@ -32,6 +32,7 @@ placement code:
 		newSuggestCommand(),
 		newBrokerCommand(),
 		newDashboardCommand(),
+		newConvertCommand(),
 	)
 	return root
 }

@@ -1,0 +1,80 @@
+package karmada_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/karmada"
+	"github.com/meridian-dev/meridian/internal/testenv"
+)
+
+func TestConvert(t *testing.T) {
+	r, err := karmada.Convert(testenv.ReadManifests(t, "testdata/karmada.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []runtime.Object{
+		&multiclusterv1alpha1.PropagationPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "multicluster.meridian.dev/v1alpha1", Kind: "PropagationPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+			Spec: multiclusterv1alpha1.PropagationPolicySpec{
+				ResourceSelectors: []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
+				Priority:          ptr.To[int32](5),
+				Dependencies:      multiclusterv1alpha1.DependenciesFollow,
+				Placement: multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.ClusterAffinity,
+					Locations: []multiclusterv1alpha1.ClusterName{"member1", "member2"}, NumberOfLocations: ptr.To[int32](2)},
+				Overrides: []multiclusterv1alpha1.OverrideRule{{
+					Name:           "eu-0",
+					TargetClusters: &multiclusterv1alpha1.ClusterTarget{Names: []multiclusterv1alpha1.ClusterName{"member2"}},
+					Image:          &multiclusterv1alpha1.ImageOverride{Registry: "registry.eu.example.com"},
+					Labels:         map[string]string{"tier": "eu"},
+					JSONPatch: []multiclusterv1alpha1.JSONPatchOperation{{Op: "add", Path: "/spec/template/spec/nodeSelector",
+						Value: &runtime.RawExtension{Raw: []byte(`{"disk":"ssd"}`)}}},
+				}},
+			},
+		},
+		&multiclusterv1alpha1.ClusterPropagationPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "multicluster.meridian.dev/v1alpha1", Kind: "ClusterPropagationPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: "configs"},
+			Spec: multiclusterv1alpha1.PropagationPolicySpec{
+				ResourceSelectors: []multiclusterv1alpha1.ResourceSelector{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop",
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "true"}}}},
+				Dependencies: multiclusterv1alpha1.DependenciesNone,
+				Placement: multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit,
+					ClusterSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}},
+			},
+		},
+	}
+	if diff := cmp.Diff(want, r.Policies); diff != "" {
+		t.Errorf("Convert (-want +got):\n%s", diff)
+	}
+	// Every field without an equivalent is named.
+	for _, w := range []string{
+		"PropagationPolicy shop/web: spec.placement.clusterAffinity.exclude: not carried over",
+		"PropagationPolicy shop/web: spec.failover: not carried over",
+		"OverridePolicy shop/eu: spec.overrideRules[0].overriders.argsOverrider: not carried over",
+	} {
+		found := false
+		for _, got := range r.Warnings {
+			found = found || strings.HasPrefix(got, w)
+		}
+		if !found {
+			t.Errorf("no warning starting %q; warnings:\n%s", w, strings.Join(r.Warnings, "\n"))
+		}
+	}
+}
+
+func TestConvertRefusesOtherObjects(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}}}
+	_, err := karmada.Convert([]*unstructured.Unstructured{u})
+	if err == nil || !strings.Contains(err.Error(), "Deployment web: not a Karmada policy (apiVersion apps/v1)") {
+		t.Errorf("Convert(Deployment) = %v; want it refused, naming it", err)
+	}
+}
