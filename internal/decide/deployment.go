@@ -38,6 +38,10 @@ type Member struct {
 	CaughtUp bool
 	// NotReadySince is when the member stopped being ready; zero if it is.
 	NotReadySince time.Time
+	// Foreign is whether the member has a Deployment of the workload's
+	// namespace and name that Meridian did not make for it: the workload
+	// gets no replicas there, so that it is never overwritten.
+	Foreign bool
 }
 
 // Timing are the graces and intervals of the deployment controller.
@@ -124,6 +128,9 @@ type DeploymentPlan struct {
 	// Overdue names the members whose replicas stayed Unschedulable beyond
 	// the pending grace period.
 	Overdue []string
+	// Foreign names the members that have their own Deployment of the
+	// workload's name: none of its replicas go there.
+	Foreign []string
 	// Target is the replicas every member should run.
 	Target map[string]int32
 	// MovedBack is how many replicas the plan brings back to the preferred
@@ -167,6 +174,12 @@ func Deployment(ctx context.Context, placer Placer, in DeploymentInput) (*Deploy
 	for _, name := range slices.Sorted(maps.Keys(in.Members)) {
 		m := in.Members[name]
 		switch {
+		case m.Foreign:
+			if w.Full == nil {
+				w.Full = map[string]bool{}
+			}
+			w.Full[name] = true
+			p.Foreign = append(p.Foreign, name)
 		case !m.Ready && m.Replicas > 0 && failedOver(m, in.Now, in.Timing.FailoverGrace):
 			// Gone too long: its replicas are placed anew among the ready
 			// members. When it returns, what it still runs counts as

@@ -90,11 +90,15 @@ type Reconciler struct {
 	lastPullBack map[string]time.Time
 	// readings are the TrafficAware workloads' last traffic readings.
 	readings map[string]reading
+	// foreign are, per workload key, the members found to hold their own
+	// Deployment of its name (decide.Member.Foreign).
+	foreign map[string]map[string]bool
 }
 
 func (r *Reconciler) defaults() {
 	r.lastPullBack = map[string]time.Time{}
 	r.readings = map[string]reading{}
+	r.foreign = map[string]map[string]bool{}
 	if r.Assumptions == nil {
 		r.Assumptions = placement.NewAssumptions()
 	}
@@ -185,6 +189,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.Assumptions.Forget(Key(req.Namespace, req.Name))
 			r.forgetTraffic(Key(req.Namespace, req.Name))
+			r.mu.Lock()
+			delete(r.foreign, Key(req.Namespace, req.Name))
+			r.mu.Unlock()
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("failed to get MultiClusterDeployment %s: %w", req, err)

@@ -208,6 +208,47 @@ func TestOverflowIsSubstitutedNearestFirst(t *testing.T) {
 	})
 }
 
+// A member's own Deployment of the workload's name is never overwritten:
+// the replicas go to the next cluster, and the status says why.
+func TestAMembersOwnDeploymentIsLeftAlone(t *testing.T) {
+	h := setup(t, seedLatencies()...)
+	own := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: map[string]string{"team": "theirs"}}}
+	own.Spec.Replicas = ptr.To[int32](1)
+	own.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "theirs"}}
+	own.Spec.Template.Labels = map[string]string{"app": "theirs"}
+	own.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}
+	c1 := h.members["cluster1"].Client
+	if err := c1.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if err := c1.Create(t.Context(), own); err != nil {
+		t.Fatal(err)
+	}
+	h.create(t, mcd("web", 2, "500m", multiclusterv1alpha1.Placement{
+		Locations:    []multiclusterv1alpha1.ClusterName{"cluster1"},
+		Substitution: &multiclusterv1alpha1.Substitution{Enabled: true, Policy: multiclusterv1alpha1.SubstituteNearestFirst},
+	}))
+	eventually(t, "web in cluster3, the nearest substitute, and cluster1 explained", func() string {
+		d := h.get(t, "web")
+		if d.Status.Summary != "cluster3=2" {
+			return fmt.Sprintf("summary %q", d.Status.Summary)
+		}
+		for _, c := range d.Status.Clusters {
+			if c.Name == "cluster1" && (c.Reason != multiclusterv1alpha1.PlacementFiltered || !strings.Contains(c.Message, "its own Deployment")) {
+				return fmt.Sprintf("cluster1: %s %s", c.Reason, c.Message)
+			}
+		}
+		return ""
+	})
+	got := &appsv1.Deployment{}
+	if err := c1.Get(t.Context(), client.ObjectKeyFromObject(own), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels["team"] != "theirs" || *got.Spec.Replicas != 1 {
+		t.Errorf("cluster1's own Deployment changed: labels %v, replicas %d", got.Labels, *got.Spec.Replicas)
+	}
+}
+
 func TestScaleSubresourceMovesMemberReplicas(t *testing.T) {
 	h := setup(t, seedLatencies()...)
 	h.create(t, mcd("api", 2, "500m", multiclusterv1alpha1.Placement{Locations: []multiclusterv1alpha1.ClusterName{"cluster3"}}))

@@ -53,6 +53,9 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 		}
 	}
 	st.Clusters = clusterDecisions(mcd, p, members)
+	for _, name := range p.Foreign {
+		r.event(s, corev1.EventTypeWarning, "Conflict", "member %s has its own Deployment %s/%s that Meridian did not make; no replicas go there", name, mcd.Namespace, mcd.Name)
+	}
 	switch {
 	case p.LeftCloud > 0:
 		r.event(s, corev1.EventTypeNormal, "LeftCloud", "%d replicas leave settled cloud clusters for member clusters with room, %d of them home (added there before they are removed in the cloud)", p.LeftCloud, p.MovedBack)
@@ -169,6 +172,9 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 			cd.ReadyReplicas, cd.PendingReplicas = m.ReadyReplicas, m.Pending
 		}
 		switch {
+		case slices.Contains(p.Foreign, res.Cluster):
+			cd.Reason = multiclusterv1alpha1.PlacementFiltered
+			cd.Message = "the member has its own Deployment of this namespace and name, which Meridian does not overwrite"
 		case p.FailedOver[res.Cluster] > 0:
 			cd.Reason = multiclusterv1alpha1.PlacementFiltered
 			cd.Message = fmt.Sprintf("member not ready since %s, longer than the failover grace period; its %d replicas were placed elsewhere",

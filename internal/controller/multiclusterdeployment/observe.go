@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -20,8 +21,10 @@ import (
 type member struct {
 	decide.Member
 	name string
-	// client is nil when the inventory has no connection to the member.
+	// client is nil when the inventory has no connection to the member;
+	// reader reads its API server directly.
 	client client.Client
+	reader client.Reader
 	// deployment is the member Deployment Meridian made, or nil.
 	deployment *appsv1.Deployment
 	available  int32
@@ -48,23 +51,35 @@ func (r *Reconciler) observe(ctx context.Context, s *Subject) (map[string]*membe
 			m.Replicas = lastDecision(mcd, name)
 			continue
 		}
-		m.client, m.Connected = conn.Client, true
-		if err := r.observeMember(ctx, m, conn, mcd, owner); err != nil {
+		m.client, m.reader, m.Connected = conn.Client, conn.APIReader, true
+		if err := r.observeMember(ctx, s.Key(), m, conn, mcd, owner); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (r *Reconciler) observeMember(ctx context.Context, m *member, conn *inventory.Member, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) error {
+func (r *Reconciler) observeMember(ctx context.Context, key string, m *member, conn *inventory.Member, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) error {
 	d := &appsv1.Deployment{}
 	err := conn.Client.Get(ctx, client.ObjectKeyFromObject(mcd), d)
 	switch {
+	case apierrors.IsNotFound(err) && r.knownForeign(key, m.name):
+		// The cache holds only Meridian's Deployments: whether the
+		// member's own one is still there is read from its API server.
+		foreign, err := foreignDeployment(ctx, conn.APIReader, mcd, owner)
+		if err != nil {
+			return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
+		}
+		m.Foreign = foreign
+		if !foreign {
+			r.forgetForeign(key, m.name)
+		}
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
 	default:
-		if o, ok := propagation.OwnerOf(d); ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
+		o, ok := propagation.OwnerOf(d)
+		if ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
 			m.deployment, m.Exists = d, true
 			m.UpToDate = d.Annotations[multiclusterv1alpha1.AnnotationOwnerGeneration] == strconv.FormatInt(mcd.Generation, 10)
 			if d.Spec.Replicas != nil {
@@ -91,4 +106,49 @@ func lastDecision(mcd *multiclusterv1alpha1.MultiClusterDeployment, cluster stri
 		}
 	}
 	return 0
+}
+
+// foreignDeployment reads, from the member's API server, whether it has a
+// Deployment of mcd's namespace and name that Meridian did not make for
+// owner's kind and name. One Meridian made for an owner of the same name
+// that is gone (another UID) is an orphan the sweeper removes, not the
+// member's own.
+func foreignDeployment(ctx context.Context, reader client.Reader, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) (bool, error) {
+	d := &metav1.PartialObjectMetadata{}
+	d.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	err := reader.Get(ctx, client.ObjectKeyFromObject(mcd), d)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	o, ok := propagation.OwnerOf(d)
+	return !ok || o.Kind != owner.Kind || o.Name != owner.Name, nil
+}
+
+// knownForeign reports whether a member was found to hold its own
+// Deployment of the workload key's name.
+func (r *Reconciler) knownForeign(key, member string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.foreign[key][member]
+}
+
+func (r *Reconciler) rememberForeign(key, member string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.foreign[key] == nil {
+		r.foreign[key] = map[string]bool{}
+	}
+	r.foreign[key][member] = true
+}
+
+func (r *Reconciler) forgetForeign(key, member string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.foreign[key], member)
+	if len(r.foreign[key]) == 0 {
+		delete(r.foreign, key)
+	}
 }

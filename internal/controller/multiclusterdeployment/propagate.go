@@ -43,6 +43,20 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 	for i, name := range ro.Grow {
 		wg.Go(func() {
 			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
+			if !members[name].Exists {
+				// About to create it: a Deployment of that name the
+				// member made itself is never overwritten.
+				foreign, err := foreignDeployment(ctx, members[name].reader, mcd, s.Owner)
+				if err != nil {
+					grown[i] = fmt.Errorf("member %q: %w", name, err)
+					return
+				}
+				if foreign {
+					r.rememberForeign(s.Key(), name)
+					grown[i] = fmt.Errorf("member %q has its own Deployment %s/%s, which Meridian does not overwrite; its replicas go elsewhere at the next pass", name, mcd.Namespace, mcd.Name)
+					return
+				}
+			}
 			if err := s.mutate(name, d); err != nil {
 				grown[i] = fmt.Errorf("member %q: %w", name, err)
 				return
