@@ -2,6 +2,7 @@ package kindwatch
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,7 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
@@ -40,7 +43,7 @@ func (s *Set) Ensure(gvk schema.GroupVersionKind) error {
 	}
 	obj := &metav1.PartialObjectMetadata{}
 	obj.SetGroupVersionKind(gvk)
-	if err := s.Controller.Watch(source.Kind[client.Object](s.Cache, obj, s.Handler)); err != nil {
+	if err := s.Controller.Watch(source.Kind[client.Object](s.Cache, obj, s.Handler, SpecOrMetadataChanged())); err != nil {
 		return fmt.Errorf("failed to watch %s: %w", gvk, err)
 	}
 	if s.watched == nil {
@@ -48,4 +51,18 @@ func (s *Set) Ensure(gvk schema.GroupVersionKind) error {
 	}
 	s.watched[gvk] = true
 	return nil
+}
+
+// SpecOrMetadataChanged passes creations, deletions, and the updates that
+// may change what is placed: a new generation, labels or annotations, or
+// any update of an object without a generation (a ConfigMap's data). An
+// update of a template's status alone (which Meridian itself writes) does
+// not pass.
+func SpecOrMetadataChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return n.GetGeneration() == 0 || o.GetGeneration() != n.GetGeneration() ||
+			!maps.Equal(o.GetLabels(), n.GetLabels()) || !maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
+			!n.GetDeletionTimestamp().Equal(o.GetDeletionTimestamp())
+	}}
 }
