@@ -204,6 +204,16 @@ const (
 	PlacementNotChosen PlacementReason = "NotChosen"
 )
 
+// Places reports whether a cluster with this reason holds the workload
+// (replicas, or a copy of an object that is not divided).
+func (r PlacementReason) Places() bool {
+	switch r {
+	case PlacementPreferred, PlacementSubstitute, PlacementBurst, PlacementSelected:
+		return true
+	}
+	return false
+}
+
 // ClusterDecision is the placement's outcome for one cluster, and what
 // Meridian observed of the workload there.
 type ClusterDecision struct {

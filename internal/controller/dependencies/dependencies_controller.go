@@ -187,23 +187,13 @@ func (r *Reconciler) workloads(ctx context.Context, ns string) ([]dependencies.U
 		}
 		var decided []multiclusterv1alpha1.ClusterDecision
 		for _, c := range rp.Status.Clusters {
-			if c.Replicas > 0 || placing(c.Reason) {
+			if c.Replicas > 0 || c.Reason.Places() {
 				decided = append(decided, multiclusterv1alpha1.ClusterDecision{Name: c.Name, Replicas: 1})
 			}
 		}
 		add(tpl, rp.Spec.Resource.Kind, spec, decided)
 	}
 	return users, objects, placed, nil
-}
-
-// placing reports whether a cluster decision with reason places the object
-// there.
-func placing(reason multiclusterv1alpha1.PlacementReason) bool {
-	switch reason {
-	case multiclusterv1alpha1.PlacementPreferred, multiclusterv1alpha1.PlacementSubstitute, multiclusterv1alpha1.PlacementBurst, multiclusterv1alpha1.PlacementSelected:
-		return true
-	}
-	return false
 }
 
 // templateOf reads a ResourcePlacement's template and its pod spec; the

@@ -238,8 +238,7 @@ func (r *Reconciler) policy(ctx context.Context, ref multiclusterv1alpha1.Policy
 func holding(rp *multiclusterv1alpha1.ResourcePlacement) []string {
 	var out []string
 	for _, c := range rp.Status.Clusters {
-		switch c.Reason {
-		case multiclusterv1alpha1.PlacementPreferred, multiclusterv1alpha1.PlacementSubstitute, multiclusterv1alpha1.PlacementBurst, multiclusterv1alpha1.PlacementSelected:
+		if c.Reason.Places() {
 			out = append(out, string(c.Name))
 		}
 	}
