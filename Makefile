@@ -7,12 +7,11 @@ SHELL := /usr/bin/env bash -o pipefail
 BIN            := $(CURDIR)/bin
 TOOLS          := $(BIN)/tools
 CONTROLLER_GEN_VERSION := v0.21.0
-GOLANGCI_LINT_VERSION  := v2.15.0
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
-GOLANGCI_LINT  := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
-# kube-api-linter has no releases: a pseudo-version, pinned in .custom-gcl.yml
-# too (`make lint` refuses a binary name that differs from that file's).
-KUBE_API_LINTER_VERSION := v0.0.0-20260716143926-092fe0c72997
+# golangci-lint with kube-api-linter built in, from the module hack/lint,
+# whose go.mod pins both; the binary's name carries their versions.
+GOLANGCI_LINT_VERSION   := $(shell awk '$$1=="github.com/golangci/golangci-lint/v2"{print $$2}' hack/lint/go.mod)
+KUBE_API_LINTER_VERSION := $(shell awk '$$1=="sigs.k8s.io/kube-api-linter"{print $$2}' hack/lint/go.mod)
 GOLANGCI_LINT_KAL := $(TOOLS)/golangci-lint-kal-$(GOLANGCI_LINT_VERSION)-$(lastword $(subst -, ,$(KUBE_API_LINTER_VERSION)))
 VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_TEST_FLAGS  ?=
@@ -43,7 +42,7 @@ k8s-bin: ## Build kube-apiserver, controller-manager, scheduler, kubectl, etcd, 
 	@hack/k8s-bin.sh >/dev/null
 
 .PHONY: scheduler-bin
-scheduler-bin: k8s-bin ## Build kube-scheduler with Meridian's learned Score plugin (hack/scheduler) beside the other binaries, as kube-scheduler-meridian.
+scheduler-bin: k8s-bin ## Build kube-scheduler with Meridian's learned Score plugin (hack/k8s/scheduler) beside the other binaries, as kube-scheduler-meridian.
 	@hack/scheduler-bin.sh >/dev/null
 
 .PHONY: helm-bin
@@ -165,16 +164,10 @@ $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(TOOLS)/controller-gen $@
 
-$(GOLANGCI_LINT):
+$(GOLANGCI_LINT_KAL): hack/lint/go.mod hack/lint/go.sum hack/lint/main.go
 	@mkdir -p $(TOOLS)
-	@echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) (a minute or two the first time)"
-	GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
-	mv $(TOOLS)/golangci-lint $@
-
-$(GOLANGCI_LINT_KAL): $(GOLANGCI_LINT) .custom-gcl.yml hack/golangci-lint-custom.sh
-	@mkdir -p $(TOOLS)
-	@grep -q 'version: $(KUBE_API_LINTER_VERSION)' .custom-gcl.yml || { echo ".custom-gcl.yml does not pin kube-api-linter $(KUBE_API_LINTER_VERSION)"; exit 1; }
-	hack/golangci-lint-custom.sh $(GOLANGCI_LINT) $@
+	@echo "building golangci-lint $(GOLANGCI_LINT_VERSION) with kube-api-linter (hack/lint; a few minutes the first time)"
+	cd hack/lint && go build -trimpath -o $@ .
 
 .PHONY: clean
 clean: ## Remove build output (keeps the cached Kubernetes binaries).

@@ -3,8 +3,12 @@
 # (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, etcd,
 # kwok, kwokctl, metrics-server)
 # from the Go module proxy into a folder keyed by version, once per machine.
+# The module hack/k8s builds all but kwok and kwokctl (whose Kubernetes
+# libraries are older than the release's): one module graph, so that their
+# shared packages compile once, and kube-scheduler-meridian
+# (hack/scheduler-bin.sh) finds them in the build cache.
 # metrics-server's version is not in the folder's name: a binary of another
-# version than hack/metrics-server pins is rebuilt in place.
+# version than hack/k8s pins is rebuilt in place.
 #
 # Usage: hack/k8s-bin.sh [DIR]   (default: bin/k8s/<kubernetes version>)
 # Prints the folder on its last line; a binary already there is not rebuilt.
@@ -14,7 +18,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 k8s_version="$(awk '$1=="k8s.io/kubernetes"{print $2}' "$root/hack/k8s/go.mod")"
 etcd_version="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "$root/hack/k8s/go.mod")"
 kwok_version="$(awk '$1=="require" && $2=="sigs.k8s.io/kwok"{print $3}' "$root/hack/kwok/go.mod")"
-metrics_server_version="$(awk '$1=="require" && $2=="sigs.k8s.io/metrics-server"{print $3}' "$root/hack/metrics-server/go.mod")"
+metrics_server_version="$(awk '$1=="sigs.k8s.io/metrics-server"{print $2}' "$root/hack/k8s/go.mod")"
 dir="${1:-$root/bin/k8s/${k8s_version}-etcd${etcd_version}-kwok${kwok_version}}"
 mkdir -p "$dir"
 
@@ -27,7 +31,7 @@ targets=(
   "kubectl hack/k8s k8s.io/kubernetes/cmd/kubectl"
   "kwok hack/kwok sigs.k8s.io/kwok/cmd/kwok"
   "kwokctl hack/kwok sigs.k8s.io/kwok/cmd/kwokctl"
-  "metrics-server hack/metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server"
+  "metrics-server hack/k8s sigs.k8s.io/metrics-server/cmd/metrics-server"
 )
 
 # The Kubernetes binaries report their version from these variables; without
@@ -77,20 +81,37 @@ if (( count == 0 )); then
   exit 0
 fi
 
+# ldflags_of prints the link flags of a binary: Kubernetes's version for
+# Kubernetes's own, metrics-server's for metrics-server. Link flags do not
+# change compiled packages, so binaries of either kind share the cache.
+ldflags_of() {
+  case "$1" in
+    etcd | kube-* | kubectl) echo "$k8s_ldflags" ;;
+    metrics-server) echo "$metrics_server_ldflags" ;;
+    *) echo "-s -w" ;;
+  esac
+}
+
 build() { # module, then name=package pairs
   local module="$1"
   shift
   local out="$dir/.build-${module//\//-}"
-  local ldflags="-s -w" pkgs=() n
-  [[ "$module" == hack/k8s ]] && ldflags="$k8s_ldflags"
-  [[ "$module" == hack/metrics-server ]] && ldflags="$metrics_server_ldflags"
-  for n in "$@"; do pkgs+=("${n#*=}"); done
+  local n pkg base
+  # One go build per set of link flags, one after another: the binaries of
+  # one go build share its compiled packages (one linking while the next
+  # compiles), and the next go build finds them in the build cache.
+  local -A by_flags=()
+  for n in "$@"; do by_flags["$(ldflags_of "${n%%=*}")"]+="$n "; done
   rm -rf "$out" && mkdir -p "$out"
-  ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$out/" "${pkgs[@]}" )
+  for flags in "${!by_flags[@]}"; do
+    local pkgs=()
+    for n in ${by_flags[$flags]}; do pkgs+=("${n#*=}"); done
+    ( cd "$root/$module" && CGO_ENABLED=0 go build -trimpath -ldflags="$flags" -o "$out/" "${pkgs[@]}" )
+  done
   # go build names each binary after its package's last element, a major
   # version suffix (/v3) left out.
   for n in "$@"; do
-    local pkg="${n#*=}" base
+    pkg="${n#*=}"
     base="$(basename "$pkg")"
     [[ "$base" =~ ^v[0-9]+$ ]] && base="$(basename "$(dirname "$pkg")")"
     mv "$out/$base" "$dir/${n%%=*}"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # scheduler-bin.sh builds kube-scheduler with Meridian's learned Score plugin
-# (the module hack/scheduler) into the folder of the other Kubernetes
+# (hack/k8s/scheduler) into the folder of the other Kubernetes
 # binaries, as kube-scheduler-meridian. Unlike hack/k8s-bin.sh it always
 # builds: the binary holds Meridian's own code (internal/learn), which
-# changes; Go's build cache makes a rebuild mostly a link. It uses
-# k8s-bin.sh's flags (CGO_ENABLED=0, -trimpath, the version variables) so
-# that Kubernetes's packages come from the cache that build left.
+# changes; Go's build cache makes a rebuild mostly a link. It is built from
+# the module of the other binaries (hack/k8s) with k8s-bin.sh's flags
+# (CGO_ENABLED=0, -trimpath, the version variables), so that Kubernetes's
+# packages come from the cache that build left.
 #
 # Usage: hack/scheduler-bin.sh [DIR]   (default: bin/k8s/<kubernetes version>...)
 # Prints the binary on its last line.
@@ -26,8 +27,8 @@ done
 
 name=kube-scheduler-meridian
 start=$(date +%s)
-echo "$name: building hack/scheduler..." >&2
-( cd "$root/hack/scheduler" && CGO_ENABLED=0 nice go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" . )
+echo "$name: building hack/k8s/scheduler..." >&2
+( cd "$root/hack/k8s" && CGO_ENABLED=0 nice go build -trimpath -ldflags="$ldflags" -o "$dir/.$name.tmp" ./scheduler )
 mv "$dir/.$name.tmp" "$dir/$name"
 echo "$name: done in $(( $(date +%s) - start ))s" >&2
 echo "$dir/$name"

@@ -27,7 +27,7 @@ import (
 )
 
 // The default profile with the learned plugin added at weight 10, as
-// hack/scheduler/scheduler-config.yaml deploys it.
+// hack/k8s/scheduler/scheduler-config.yaml deploys it.
 const throughputPluginConfig = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:

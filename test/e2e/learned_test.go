@@ -52,7 +52,7 @@ profiles:
 `
 
 // TestLearnedScheduler runs a testbed member whose kube-scheduler is the
-// out-of-tree build with the learned plugin (hack/scheduler), its nodes'
+// out-of-tree build with the learned plugin (hack/k8s/scheduler), its nodes'
 // latencies in a real Prometheus, and checks that every pod lands on a
 // node the model ranks first among the feasible ones, and that no pod is
 // placed beyond its hard latency limit: one that no node can serve within

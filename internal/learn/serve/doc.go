@@ -3,7 +3,7 @@
 // learn.NodeState), for both ways of serving the model to kube-scheduler:
 // the scheduler extender of `meridian suggest` (package serve/extender) and
 // the Score plugin compiled into an out-of-tree kube-scheduler
-// (hack/scheduler). Both read the same annotations, the same power table and
+// (hack/k8s/scheduler). Both read the same annotations, the same power table and
 // the same Prometheus queries, so a pod is scored alike either way.
 //
 // A pod states its latency limits in annotations (AnnotationSoftLatency,

@@ -12,7 +12,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	"github.com/meridian-dev/meridian/hack/scheduler/learned"
+	"github.com/meridian-dev/meridian/hack/k8s/scheduler/learned"
 )
 
 func main() {
