@@ -28,6 +28,14 @@ if [[ $# -eq 0 || ( $# -eq 1 && "$1" == ./... ) ]]; then
   set -- "${slow[@]}" ./...
 fi
 
+# The tests build as the Kubernetes binaries, helm and make lint do
+# (CGO_ENABLED=0, -trimpath; hack/k8s pins the same versions of the
+# modules they share): the packages they have in common (client-go,
+# apimachinery, and the rest) compile once for all of them. The go build
+# and go run the tests start inherit it.
+export CGO_ENABLED=0
+export GOFLAGS="-trimpath${GOFLAGS:+ $GOFLAGS}"
+
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
@@ -44,7 +52,7 @@ if [[ "${*: -1}" == "./..." ]]; then
   # Kubernetes' scheduler); built as hack/scheduler-bin.sh builds it, so
   # that Kubernetes' packages come from the build cache.
   # shellcheck disable=SC2086
-  (cd hack/k8s && CGO_ENABLED=0 go test -trimpath -count=1 ${GO_TEST_FLAGS:-} ./scheduler/...) 2>&1 | tee -a "$log" || status=$?
+  (cd hack/k8s && go test -count=1 ${GO_TEST_FLAGS:-} ./scheduler/...) 2>&1 | tee -a "$log" || status=$?
   # Every fuzz target's seed corpus (testdata/fuzz included) ran above as
   # ordinary tests; fuzzing itself is `make fuzz` (docs/fuzzing.md), whose
   # one build per target cost minutes here for seconds of fuzzing.

@@ -6,6 +6,7 @@ package k8s
 
 import (
 	_ "go.etcd.io/etcd/server/v3"
+	_ "helm.sh/helm/v4/cmd/helm"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"

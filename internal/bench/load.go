@@ -396,7 +396,7 @@ func (l *loader) cleanup(ctx context.Context) error {
 	for i := range list.Items {
 		objs[i] = &list.Items[i]
 	}
-	err := inParallel(ctx, objs, l.o.Progress, "deleted", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
+	err := inParallel(ctx, objs, l.o.Progress, "load: deleted", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
 		if err := client.IgnoreNotFound(l.mgmt.Delete(ctx, d)); err != nil {
 			return fmt.Errorf("failed to delete MultiClusterDeployment %s: %w", d.Name, err)
 		}
@@ -435,7 +435,7 @@ func (l *loader) poll(ctx context.Context, interval time.Duration, check func() 
 // createAll creates objs with many requests in flight, and reports every
 // few seconds.
 func createAll(ctx context.Context, c client.Client, objs []*multiclusterv1alpha1.MultiClusterDeployment, progress io.Writer) error {
-	return inParallel(ctx, objs, progress, "created", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
+	return inParallel(ctx, objs, progress, "load: created", func(d *multiclusterv1alpha1.MultiClusterDeployment) error {
 		if err := c.Create(ctx, d); err != nil {
 			return fmt.Errorf("failed to create MultiClusterDeployment %s: %w", d.Name, err)
 		}
@@ -445,7 +445,7 @@ func createAll(ctx context.Context, c client.Client, objs []*multiclusterv1alpha
 
 // inParallel calls f on every object with many calls in flight, reports
 // every few seconds how many are done, and stops at the first error.
-func inParallel(ctx context.Context, objs []*multiclusterv1alpha1.MultiClusterDeployment, progress io.Writer, verb string, f func(*multiclusterv1alpha1.MultiClusterDeployment) error) error {
+func inParallel[T any](ctx context.Context, objs []T, progress io.Writer, verb string, f func(T) error) error {
 	const workers = 64
 	var (
 		next, done atomic.Int64
@@ -461,7 +461,7 @@ func inParallel(ctx context.Context, objs []*multiclusterv1alpha1.MultiClusterDe
 			case <-stop:
 				return
 			case <-t.C:
-				fmt.Fprintf(progress, "load: %s %d of %d\n", verb, done.Load(), len(objs))
+				fmt.Fprintf(progress, "%s %d of %d\n", verb, done.Load(), len(objs))
 			}
 		}
 	}()

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,13 +10,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/meridian-dev/meridian/internal/testbed"
 	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // TestLoad runs the load benchmark reduced, on a testbed of three members
 // and a separate `meridian controller` process: 100 MultiClusterDeployments
-// at once, then a cold start and a restart over 2,000. It checks what the
+// at once, then a cold start and a restart over 1,000. It checks what the
 // full run's table claims, not how long it took: all placed with their
 // member Deployments, no member over-committed, every pod Running, and
 // the queue drained with every status current after each start.
@@ -27,21 +24,10 @@ func TestLoad(t *testing.T) {
 		t.Skip("skipping the load benchmark on real clusters in -short mode")
 	}
 	bin := testenv.MeridianBinary(t)
-	dir := filepath.Join(t.TempDir(), "testbed")
-	t.Cleanup(func() {
-		if _, err := testbed.Down(context.Background(), dir); err != nil {
-			t.Errorf("failed to stop the testbed: %v", err)
-		}
-	})
-	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "load", Dir: dir, Profile: testbed.Uniform(testbed.UniformOptions{
-		Clusters: 3, Nodes: 2, CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi"),
-	})})
-	if err != nil {
-		t.Fatalf("failed to start the testbed: %v", err)
-	}
+	tb := sharedTestbed(t)
 	var progress strings.Builder
 	res, err := Load(t.Context(), LoadOptions{
-		Testbed: tb, Binary: bin, Burst: 100, ColdStart: 2000, Fill: 0.9,
+		Testbed: tb, Binary: bin, Burst: 100, ColdStart: 1000, Fill: 0.9,
 		Timeout: 5 * time.Minute, LogDir: t.TempDir(), Progress: &progress,
 	})
 	if err != nil {
@@ -70,8 +56,8 @@ func TestLoad(t *testing.T) {
 		t.Errorf("pods by phase (-want +got):\n%s", diff)
 	}
 	for name, s := range map[string]StartResult{"cold start": res.Cold, "restart": res.Restart} {
-		if s.MCDs != 2000 || s.Drained == 0 || s.Current == 0 {
-			t.Errorf("%s: %+v; want 2000 MultiClusterDeployments drained and current", name, s)
+		if s.MCDs != 1000 || s.Drained == 0 || s.Current == 0 {
+			t.Errorf("%s: %+v; want 1000 MultiClusterDeployments drained and current", name, s)
 		}
 		if s.Memory.RSS == 0 || s.Memory.Peak < s.Memory.RSS {
 			t.Errorf("%s: memory %+v; want RSS > 0 and peak >= RSS", name, s.Memory)

@@ -27,7 +27,7 @@ func newBenchCommand() *cobra.Command {
 			ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr()), zap.Level(zapcore.ErrorLevel)))
 		},
 	}
-	cmd.AddCommand(newBenchE2ECommand(), newBenchSharingCommand(), newBenchLoadCommand())
+	cmd.AddCommand(newBenchE2ECommand(), newBenchSharingCommand(), newBenchLoadCommand(), newBenchPropagationCommand())
 	return cmd
 }
 
@@ -200,6 +200,80 @@ Exits non-zero when a member is over-committed.`,
 	return cmd
 }
 
+func newBenchPropagationCommand() *cobra.Command {
+	var (
+		dir, binary    string
+		members, nodes int
+		opts           bench.PropagationOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "propagation",
+		Short: "Run Karmada's performance workload (10 namespaces of 1 ConfigMap, 100 Deployments of 10 replicas and 100 PropagationPolicies, over 10 members of 10 nodes) as plain manifests and Meridian's policies",
+		Long: `Start a testbed of --members members of --nodes nodes of Karmada's kwok node
+(32 CPU, 256Gi, 110 pods; or use a running one with --testbed), run 'meridian
+controller' as its own process (this executable, or --binary), and create
+Karmada's performance workload (hack/performance in github.com/karmada-io/karmada
+at f8fdd02df376): per namespace one ConfigMap and Deployments of fake-image pods
+that mount it, then one PropagationPolicy per Deployment, Karmada's own
+(propagateDeps, Divided, Weighted) converted by 'meridian convert karmada', at
+--qps objects per second as Karmada's ClusterLoader2 config does (5).
+
+Measures the time from the first creation until every Deployment is placed
+(its ResourcePlacement says Placed, its member Deployments hold its replicas,
+and every member running one has the ConfigMap), until every pod is Running,
+and the controller's CPU time and memory (VmRSS, VmHWM as the peak). Prints
+progress every few seconds, then the table (docs/karmada.md).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Progress = cmd.ErrOrStderr()
+			errs := []error{opts.Check()}
+			if members < 1 {
+				errs = append(errs, fmt.Errorf("invalid --members %d: must be at least 1", members))
+			}
+			if nodes < 1 {
+				errs = append(errs, fmt.Errorf("invalid --nodes %d: must be at least 1", nodes))
+			}
+			// Checked before a testbed starts, so that a typo costs nothing.
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			opts.Binary = binary
+			if binary == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("failed to find this executable (give --binary): %w", err)
+				}
+				opts.Binary = exe
+			}
+			ctx := cmd.Context()
+			tb, stop, err := benchTestbed(ctx, cmd, dir, bench.PerfProfile(members, nodes), "bench-propagation")
+			if err != nil {
+				return err
+			}
+			defer stop()
+			if opts.LogDir, err = os.MkdirTemp("", "meridian-bench-propagation-"); err != nil {
+				return err
+			}
+			opts.Testbed = tb
+			res, err := bench.Propagation(ctx, opts)
+			if res != nil && res.Created > 0 {
+				err = errors.Join(bench.PropagationTable(cmd.OutOrStdout(), res), err)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&dir, "testbed", "", "folder of a running testbed to use (default: start one and stop it afterwards)")
+	cmd.Flags().StringVar(&binary, "binary", "", "meridian executable that runs the controller (default: this one)")
+	cmd.Flags().IntVar(&members, "members", 10, "members of the testbed to start")
+	cmd.Flags().IntVar(&nodes, "nodes", 10, "nodes of each member")
+	cmd.Flags().IntVar(&opts.Namespaces, "namespaces", 10, "namespaces, each with one ConfigMap and --deployments Deployments")
+	cmd.Flags().IntVar(&opts.Deployments, "deployments", 100, "Deployments (and policies) per namespace")
+	cmd.Flags().Int32Var(&opts.Replicas, "replicas", 10, "replicas of each Deployment")
+	cmd.Flags().Float64Var(&opts.QPS, "qps", 5, "objects created per second (Karmada's ClusterLoader2 config: 5); -1: all at once")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Minute, "limit of the whole run")
+	return cmd
+}
+
 // benchProfileTestbed opens the testbed in dir, or starts one of profile,
 // named name, showing its progress, that stop takes down.
 func benchProfileTestbed(ctx context.Context, cmd *cobra.Command, dir, profile, name string) (*testbed.Testbed, func(), error) {
@@ -210,6 +284,16 @@ func benchProfileTestbed(ctx context.Context, cmd *cobra.Command, dir, profile, 
 	p, err := testbed.LoadProfile(profile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("invalid --profile %q: %w", profile, err)
+	}
+	return benchTestbed(ctx, cmd, "", p, name)
+}
+
+// benchTestbed opens the testbed in dir, or starts one of p, named name,
+// showing its progress, that stop takes down.
+func benchTestbed(ctx context.Context, cmd *cobra.Command, dir string, p *testbed.Profile, name string) (*testbed.Testbed, func(), error) {
+	if dir != "" {
+		tb, err := testbed.Open(dir)
+		return tb, func() {}, err
 	}
 	tmp, err := testbed.DefaultDir(name)
 	if err != nil {

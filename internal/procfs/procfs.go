@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Memory reads the given keys of a /proc file whose lines are "Key: N kB"
@@ -86,4 +87,45 @@ func Children(parent int, names ...string) ([]int, error) {
 		found = append(found, pid)
 	}
 	return found, nil
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat: Linux's
+// USER_HZ, 100 on every architecture Go supports (sysconf(_SC_CLK_TCK)).
+const userHZ = 100
+
+// CPUTime reads the CPU time pid has used so far, in user and kernel mode
+// (the utime and stime fields of /proc/<pid>/stat).
+func CPUTime(pid int) (time.Duration, error) {
+	path := fmt.Sprintf("/proc/%d/stat", pid)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("failed to read %s: %w", path, err)
+	}
+	d, err := parseCPUTime(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("failed to read %s: %w", path, err)
+	}
+	return d, nil
+}
+
+func parseCPUTime(stat string) (time.Duration, error) {
+	// After "pid (comm) ", state is the first field; utime and stime are
+	// the 14th and 15th of the line, so the 12th and 13th after comm.
+	end := strings.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("no command in %q", stat)
+	}
+	fields := strings.Fields(stat[end+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("%d fields after the command, want at least 13", len(fields))
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("CPU time %q is not a number of ticks", f)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,4 +78,35 @@ func TestChildren(t *testing.T) {
 	if got, _ := Children(cmd.Process.Pid, "sleep"); len(got) != 0 {
 		t.Errorf("the sleep has no children, got %v", got)
 	}
+}
+
+func TestParseCPUTime(t *testing.T) {
+	// utime 250 and stime 50 ticks: 3 seconds; the command holds a space
+	// and a parenthesis.
+	stat := "4242 (meridian (x) y) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 12 0 100 0 0"
+	got, err := parseCPUTime(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 3*time.Second {
+		t.Errorf("parseCPUTime = %s, want 3s", got)
+	}
+	if _, err := parseCPUTime("4242 (short) S 1 2"); err == nil {
+		t.Error("parseCPUTime of a short line: no error")
+	}
+}
+
+func TestCPUTimeOfThisProcess(t *testing.T) {
+	// Spin until the kernel has counted some CPU time.
+	deadline := time.Now().Add(5 * time.Second)
+	for x := 0; time.Now().Before(deadline); x++ {
+		got, err := CPUTime(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got > 0 {
+			return
+		}
+	}
+	t.Error("CPUTime of this process stayed 0 for 5 s of spinning")
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller/resourceplacement"
 )
 
 // The invariants checked against the members after every fault.
@@ -96,18 +97,30 @@ func (w *world) inspect(ctx context.Context) (*report, error) {
 	if err := w.mgmt.List(ctx, &mcjs); err != nil {
 		return nil, fmt.Errorf("failed to list MultiClusterJobs: %w", err)
 	}
+	var rps multiclusterv1alpha1.ResourcePlacementList
+	if err := w.mgmt.List(ctx, &rps); err != nil {
+		return nil, fmt.Errorf("failed to list ResourcePlacements: %w", err)
+	}
 	objs, err := w.memberObjects(ctx)
 	if err != nil {
 		return nil, err
 	}
 
-	// owners maps kind/namespace/name to the owner's UID.
-	owners := map[string]string{}
+	// owners maps kind/namespace/name to the owner's UID; memberName to the
+	// name its member objects have (the workload's, or a placement's
+	// template's).
+	owners, memberName := map[string]string{}, map[string]string{}
 	for _, d := range mcds.Items {
-		owners[ownerKey("MultiClusterDeployment", d.Namespace, d.Name)] = string(d.UID)
+		k := ownerKey("MultiClusterDeployment", d.Namespace, d.Name)
+		owners[k], memberName[k] = string(d.UID), d.Name
 	}
 	for _, j := range mcjs.Items {
-		owners[ownerKey("MultiClusterJob", j.Namespace, j.Name)] = string(j.UID)
+		k := ownerKey("MultiClusterJob", j.Namespace, j.Name)
+		owners[k], memberName[k] = string(j.UID), j.Name
+	}
+	for _, p := range rps.Items {
+		k := ownerKey(resourceplacement.Kind, p.Namespace, p.Name)
+		owners[k], memberName[k] = string(p.UID), p.Spec.Resource.Name
 	}
 
 	// byOwner groups member objects per owner and member.
@@ -139,7 +152,7 @@ func (w *world) inspect(ctx context.Context) (*report, error) {
 				r.violate(checkDuplicated, "%s has %d objects in %s: %s", owner, len(list), member, strings.Join(names, ", "))
 			}
 			for _, o := range list {
-				if !strings.HasSuffix(owner, "/"+o.name) {
+				if o.name != memberName[owner] {
 					r.violate(checkDuplicated, "%s has %s %s/%s in %s, not of its name", owner, o.kind, o.ns, o.name, member)
 				}
 			}
@@ -176,6 +189,9 @@ func (w *world) inspect(ctx context.Context) (*report, error) {
 				r.violate(checkCountedTwice, "%s: member Jobs ask for %d completions, the spec for %d", name, sum, *j.Spec.Completions)
 			}
 		}
+	}
+	if err := w.inspectPlain(ctx, r, rps.Items, byOwner); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -191,7 +191,7 @@ func (d *driver) count(kind string) {
 // summary lists the changes by kind.
 func (d *driver) summary() string {
 	var parts []string
-	for _, k := range []string{"create", "scale", "job", "move", "delete"} {
+	for _, k := range []string{"create", "plain", "scale", "job", "move", "delete", "unpolicy"} {
 		parts = append(parts, fmt.Sprintf("%d %s", d.kinds[k], k))
 	}
 	return strings.Join(parts, ", ")
@@ -218,7 +218,7 @@ const (
 // step makes one random change.
 func (d *driver) step(ctx context.Context) error {
 	d.ops++
-	switch n := d.rng.IntN(12); {
+	switch n := d.rng.IntN(14); {
 	case n < 4:
 		d.count("create")
 		return d.createDeployment(ctx)
@@ -234,9 +234,15 @@ func (d *driver) step(ctx context.Context) error {
 	case n < 9:
 		d.count("move")
 		return d.move(ctx)
-	default:
+	case n < 11:
 		d.count("delete")
 		return d.delete(ctx)
+	case n < 13:
+		d.count("plain")
+		return d.createPlain(ctx)
+	default:
+		d.count("unpolicy")
+		return d.deletePolicy(ctx)
 	}
 }
 
@@ -284,18 +290,31 @@ func (d *driver) createJob(ctx context.Context) error {
 	return ignoreConflicts(d.w.mgmt.Create(ctx, mcj))
 }
 
-// scale sets a random existing MultiClusterDeployment's replicas anew.
+// scale sets a random existing MultiClusterDeployment's or plain
+// Deployment's replicas anew.
 func (d *driver) scale(ctx context.Context) error {
 	var list multiclusterv1alpha1.MultiClusterDeploymentList
 	if err := d.w.mgmt.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 		return fmt.Errorf("failed to list MultiClusterDeployments: %w", err)
 	}
-	if len(list.Items) == 0 {
+	plain, err := d.w.plainDeployments(ctx)
+	if err != nil {
+		return err
+	}
+	if len(list.Items)+len(plain) == 0 {
 		return d.createDeployment(ctx)
 	}
-	mcd := &list.Items[d.rng.IntN(len(list.Items))]
+	replicas := ptr.To(int32(d.rng.IntN(16)))
+	i := d.rng.IntN(len(list.Items) + len(plain))
+	if i >= len(list.Items) {
+		dep := &plain[i-len(list.Items)]
+		patch := client.MergeFrom(dep.DeepCopy())
+		dep.Spec.Replicas = replicas
+		return ignoreConflicts(d.w.mgmt.Patch(ctx, dep, patch))
+	}
+	mcd := &list.Items[i]
 	patch := client.MergeFrom(mcd.DeepCopy())
-	mcd.Spec.Replicas = ptr.To(int32(d.rng.IntN(16)))
+	mcd.Spec.Replicas = replicas
 	return ignoreConflicts(d.w.mgmt.Patch(ctx, mcd, patch))
 }
 
@@ -315,6 +334,13 @@ func (d *driver) delete(ctx context.Context) error {
 	}
 	for i := range mcjs.Items {
 		objs = append(objs, &mcjs.Items[i])
+	}
+	plain, err := d.w.plainDeployments(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range plain {
+		objs = append(objs, &plain[i])
 	}
 	if len(objs) == 0 {
 		return nil
