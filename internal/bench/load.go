@@ -68,20 +68,32 @@ func (o *LoadOptions) Check() error {
 	if o.Fill < 0 || o.Fill > 1 {
 		errs = append(errs, fmt.Errorf("invalid --fill %g: must be in (0, 1] (0 for the default, 0.75)", o.Fill))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("invalid --timeout %s: must be positive", o.Timeout))
+	return errors.Join(append(errs, checkTimeout(o.Timeout))...)
+}
+
+// checkTimeout refuses a benchmark's --timeout that is not positive.
+func checkTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("invalid --timeout %s: must be positive", d)
+	}
+	return nil
+}
+
+// checkRun refuses a benchmark run without a testbed or a meridian
+// executable to run the controller.
+func checkRun(tb *testbed.Testbed, binary string) error {
+	var errs []error
+	if tb == nil {
+		errs = append(errs, errors.New("testbed: a running testbed is required"))
+	}
+	if binary == "" {
+		errs = append(errs, errors.New("binary: the meridian executable is required"))
 	}
 	return errors.Join(errs...)
 }
 
 func (o *LoadOptions) validate() error {
-	errs := []error{o.Check()}
-	if o.Testbed == nil {
-		errs = append(errs, errors.New("testbed: a running testbed is required"))
-	}
-	if o.Binary == "" {
-		errs = append(errs, errors.New("binary: the meridian executable is required"))
-	}
+	errs := []error{o.Check(), checkRun(o.Testbed, o.Binary)}
 	if o.Fill == 0 {
 		o.Fill = 0.75
 	}

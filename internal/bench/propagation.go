@@ -83,20 +83,11 @@ func (o *PropagationOptions) Check() error {
 	if o.Replicas < 0 {
 		errs = append(errs, fmt.Errorf("invalid --replicas %d: must be at least 1 (0 for Karmada's %d)", o.Replicas, perfReplicas))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("invalid --timeout %s: must be positive", o.Timeout))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, checkTimeout(o.Timeout))...)
 }
 
 func (o *PropagationOptions) defaults() error {
-	errs := []error{o.Check()}
-	if o.Testbed == nil {
-		errs = append(errs, errors.New("testbed: a running testbed is required"))
-	}
-	if o.Binary == "" {
-		errs = append(errs, errors.New("binary: the meridian executable is required"))
-	}
+	errs := []error{o.Check(), checkRun(o.Testbed, o.Binary)}
 	if o.Namespaces == 0 {
 		o.Namespaces = perfNamespaces
 	}

@@ -162,12 +162,9 @@ Exits non-zero when a member is over-committed.`,
 			if err := opts.Check(); err != nil {
 				return err
 			}
-			if binary == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("failed to find this executable (give --binary): %w", err)
-				}
-				opts.Binary = exe
+			var err error
+			if opts.Binary, err = controllerBinary(binary); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			tb, stop, err := benchProfileTestbed(ctx, cmd, dir, profile, "bench-load")
@@ -237,13 +234,9 @@ progress every few seconds, then the table (docs/karmada.md).`,
 			if err := errors.Join(errs...); err != nil {
 				return err
 			}
-			opts.Binary = binary
-			if binary == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("failed to find this executable (give --binary): %w", err)
-				}
-				opts.Binary = exe
+			var err error
+			if opts.Binary, err = controllerBinary(binary); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			tb, stop, err := benchTestbed(ctx, cmd, dir, bench.PerfProfile(members, nodes), "bench-propagation")
@@ -272,6 +265,19 @@ progress every few seconds, then the table (docs/karmada.md).`,
 	cmd.Flags().Float64Var(&opts.QPS, "qps", 5, "objects created per second (Karmada's ClusterLoader2 config: 5); -1: all at once")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Minute, "limit of the whole run")
 	return cmd
+}
+
+// controllerBinary is the meridian executable a benchmark runs as
+// `meridian controller`: binary (--binary), or this one.
+func controllerBinary(binary string) (string, error) {
+	if binary != "" {
+		return binary, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("failed to find this executable (give --binary): %w", err)
+	}
+	return exe, nil
 }
 
 // benchProfileTestbed opens the testbed in dir, or starts one of profile,
