@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -28,6 +29,17 @@ import (
 var ownedSelector = labels.SelectorFromSet(labels.Set{
 	multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian,
 })
+
+// ownedReplicaSets matches the ReplicaSets Meridian made in a member (a
+// plain ReplicaSet's share), not those the member's Deployments made from
+// Meridian's Deployments (which carry a pod-template-hash).
+var ownedReplicaSets = func() labels.Selector {
+	noHash, err := labels.NewRequirement(appsv1.DefaultDeploymentUniqueLabelKey, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err)
+	}
+	return ownedSelector.Add(*noHash)
+}()
 
 // PodOwnerIndex is the field index of a member's cached pods by the
 // Meridian object they belong to (OwnerKey of their labels), so that a
@@ -83,9 +95,11 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 		o.Cache.DefaultTransform = trimForCache
 		o.Cache.ByObject = map[client.Object]cache.ByObject{
 			// Meridian reads only the workloads it made.
-			&appsv1.Deployment{}: {Label: ownedSelector},
-			&batchv1.Job{}:       {Label: ownedSelector},
-			&corev1.Service{}:    {Label: ownedSelector},
+			&appsv1.Deployment{}:  {Label: ownedSelector},
+			&appsv1.StatefulSet{}: {Label: ownedSelector},
+			&appsv1.ReplicaSet{}:  {Label: ownedReplicaSets},
+			&batchv1.Job{}:        {Label: ownedSelector},
+			&corev1.Service{}:     {Label: ownedSelector},
 		}
 	})
 	if err != nil {
@@ -157,15 +171,15 @@ func (m *Member) watchCapacity(ctx context.Context, onChange func(), onOwned fun
 	return nil
 }
 
-// watchOwned watches the Deployments, Jobs and Services Meridian made in the
-// member (the cache holds only those).
+// watchOwned watches the Deployments, StatefulSets, ReplicaSets, Jobs and
+// Services Meridian made in the member (the cache holds only those).
 func (m *Member) watchOwned(ctx context.Context, onChange func(), onOwned func(metav1.Object)) error {
 	handler := toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { onChange(); notify(o, onOwned) },
 		UpdateFunc: func(_, o any) { onChange(); notify(o, onOwned) },
 		DeleteFunc: func(o any) { onChange(); notify(o, onOwned) },
 	}
-	for _, obj := range []client.Object{&appsv1.Deployment{}, &batchv1.Job{}, &corev1.Service{}} {
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.ReplicaSet{}, &batchv1.Job{}, &corev1.Service{}} {
 		inf, err := m.Cache.GetInformer(ctx, obj)
 		if err != nil {
 			return fmt.Errorf("failed to watch %T of member %q: %w", obj, m.Name, err)

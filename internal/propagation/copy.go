@@ -12,8 +12,9 @@ import (
 // kind that is not divided): the template's apiVersion, kind, name,
 // namespace, labels, annotations and every field but status, stamped with
 // owner (its labels, UID and the template's generation). What each cluster
-// allocates for itself is left out: a Service's cluster IPs, a claim's
-// bound volume. A ServiceAccount token Secret is refused (ErrNotCopyable).
+// allocates for itself is left out: a Service's cluster IPs (a headless
+// Service's None stays), a claim's bound volume. A ServiceAccount token
+// Secret is refused (ErrNotCopyable).
 func Copy(tpl *unstructured.Unstructured, owner Owner) (*unstructured.Unstructured, error) {
 	if tpl.GetAPIVersion() == "v1" && tpl.GetKind() == "Secret" {
 		if t, _, _ := unstructured.NestedString(tpl.Object, "type"); t == string(corev1.SecretTypeServiceAccountToken) {
@@ -37,8 +38,11 @@ func Copy(tpl *unstructured.Unstructured, owner Owner) (*unstructured.Unstructur
 	out.SetAnnotations(ann)
 	switch {
 	case tpl.GetAPIVersion() == "v1" && tpl.GetKind() == "Service":
-		unstructured.RemoveNestedField(out.Object, "spec", "clusterIP")
-		unstructured.RemoveNestedField(out.Object, "spec", "clusterIPs")
+		// A headless Service stays headless.
+		if ip, _, _ := unstructured.NestedString(out.Object, "spec", "clusterIP"); ip != corev1.ClusterIPNone {
+			unstructured.RemoveNestedField(out.Object, "spec", "clusterIP")
+			unstructured.RemoveNestedField(out.Object, "spec", "clusterIPs")
+		}
 	case tpl.GetAPIVersion() == "v1" && tpl.GetKind() == "PersistentVolumeClaim":
 		unstructured.RemoveNestedField(out.Object, "spec", "volumeName")
 	}

@@ -1,12 +1,14 @@
 package propagation_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
@@ -142,5 +144,48 @@ func TestDurationsBecomeMemberSeconds(t *testing.T) {
 				t.Errorf("member seconds (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestCopyLeavesClusterIPsToEachMemberButKeepsHeadless(t *testing.T) {
+	owner := propagation.Owner{Kind: "ResourcePlacement", Namespace: "shop", Name: "service-db", UID: "u1"}
+	for ip, want := range map[string]string{"10.0.0.7": "", "None": "None"} {
+		svc := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "db", "namespace": "shop"},
+			"spec": map[string]any{"clusterIP": ip, "clusterIPs": []any{ip}, "ports": []any{map[string]any{"port": int64(5432)}}},
+		}}
+		got, err := propagation.Copy(svc, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _, _ := unstructured.NestedString(got.Object, "spec", "clusterIP"); v != want {
+			t.Errorf("template clusterIP %q: copy's %q, want %q", ip, v, want)
+		}
+	}
+}
+
+func TestDividedCopyCarriesItsShareAndOwner(t *testing.T) {
+	owner := propagation.Owner{Kind: "ResourcePlacement", Namespace: "shop", Name: "statefulset.apps-db", UID: "u1"}
+	ss := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": map[string]any{"name": "db", "namespace": "shop", "generation": int64(3)},
+		"spec": map[string]any{"replicas": int64(5), "serviceName": "db", "selector": map[string]any{"matchLabels": map[string]any{"app": "db"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "db"}}}},
+		"status": map[string]any{"replicas": int64(5)},
+	}}
+	got, err := propagation.DividedCopy(ss, owner, 42, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas")
+	service, _, _ := unstructured.NestedString(got.Object, "spec", "serviceName")
+	labels, _, _ := unstructured.NestedStringMap(got.Object, "spec", "template", "metadata", "labels")
+	_, hasStatus := got.Object["status"]
+	line := fmt.Sprintf("replicas %d, serviceName %s, pod app=%s owner=%s, generation %s, status %v",
+		replicas, service, labels["app"], labels[multiclusterv1alpha1.LabelOwnerName], got.GetAnnotations()[multiclusterv1alpha1.AnnotationOwnerGeneration], hasStatus)
+	if want := "replicas 2, serviceName db, pod app=db owner=statefulset.apps-db, generation 42, status false"; line != want {
+		t.Errorf("member copy: %s\nwant %s", line, want)
+	}
+	if _, err := propagation.DividedCopy(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}, owner, 1, 1); err == nil {
+		t.Error("a ConfigMap was divided; want an error")
 	}
 }

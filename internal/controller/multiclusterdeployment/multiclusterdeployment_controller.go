@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -222,7 +223,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // Subject is what one pass places: a MultiClusterDeployment, or a plain
-// Deployment seen as one (the ResourcePlacement controller's view of it).
+// Deployment, StatefulSet or ReplicaSet seen as one (the
+// ResourcePlacement controller's view of it).
 type Subject struct {
 	// MCD is the spec the pass reads and the status it writes.
 	MCD *multiclusterv1alpha1.MultiClusterDeployment
@@ -231,11 +233,18 @@ type Subject struct {
 	Owner propagation.Owner
 	// Regarding is the object the pass's events are about.
 	Regarding runtime.Object
-	// Mutate, when set, changes each member Deployment for its cluster
-	// before it is written (a policy's overrides); an error keeps the
-	// member's Deployment as it is and fails the write. It may be called
-	// for several members at once.
-	Mutate func(cluster string, d *appsv1.Deployment) error
+	// Kind is the kind of the member workloads (a plain template's);
+	// zero is Deployment.
+	Kind schema.GroupVersionKind
+	// Build, when set, returns the member workload of Kind for cluster
+	// holding replicas (a plain template's copy, a policy's overrides
+	// applied); an error keeps the member's workload as it is and fails
+	// the write. It may be called for several members at once. When nil
+	// the member workload is MCD's Deployment.
+	Build func(cluster string, replicas int32) (client.Object, error)
+	// Current is set by the pass: the members' replicas (their workloads'
+	// status.replicas, the pods they made), summed over the ready members.
+	Current int32
 	// Updated is set by the pass: the members' replicas of their current
 	// template, summed over the ready members.
 	Updated int32
@@ -247,6 +256,22 @@ type Subject struct {
 
 // Key is the subject's placement key.
 func (s *Subject) Key() string { return workload.Key(s.Owner.Kind, s.Owner.Namespace, s.Owner.Name) }
+
+// kind is the member workloads' kind.
+func (s *Subject) kind() schema.GroupVersionKind {
+	if s.Kind.Empty() {
+		return appsv1.SchemeGroupVersion.WithKind("Deployment")
+	}
+	return s.Kind
+}
+
+// build returns the member workload for cluster holding replicas.
+func (s *Subject) build(cluster string, replicas int32) (client.Object, error) {
+	if s.Build == nil {
+		return propagation.DeploymentOwnedBy(s.MCD, s.Owner, replicas), nil
+	}
+	return s.Build(cluster, replicas)
+}
 
 // Pass observes the members, places, propagates and reports one subject,
 // writing its status into s.MCD.Status; the caller writes the status where

@@ -26,7 +26,7 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
 	st.UnplacedReplicas = p.Decision.Unplaced
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
-	s.Updated, s.Settled = 0, prop.err == nil && !prop.waiting && len(prop.unreachable) == 0
+	s.Current, s.Updated, s.Settled = 0, 0, prop.err == nil && !prop.waiting && len(prop.unreachable) == 0
 	var pending int32
 	var pendingIn []string
 	for _, name := range slices.Sorted(maps.Keys(members)) {
@@ -40,6 +40,7 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 		}
 		st.ReadyReplicas += m.ReadyReplicas
 		st.AvailableReplicas += m.available
+		s.Current += m.current
 		s.Updated += m.updated
 		if m.Pending > 0 {
 			pending += m.Pending
@@ -52,9 +53,9 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 			r.event(s, corev1.EventTypeWarning, "FailedOver", "member %s not ready for longer than %s; its %d replicas are placed elsewhere", name, r.FailoverGrace, p.FailedOver[name])
 		}
 	}
-	st.Clusters = clusterDecisions(mcd, p, members)
+	st.Clusters = clusterDecisions(mcd, s.kind().Kind, p, members)
 	for _, name := range p.Foreign {
-		r.event(s, corev1.EventTypeWarning, "Conflict", "member %s has its own Deployment %s/%s that Meridian did not make; no replicas go there", name, mcd.Namespace, mcd.Name)
+		r.event(s, corev1.EventTypeWarning, "Conflict", "member %s has its own %s %s/%s that Meridian did not make; no replicas go there", name, s.kind().Kind, mcd.Namespace, mcd.Name)
 	}
 	switch {
 	case p.LeftCloud > 0:
@@ -78,7 +79,7 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonApplyFailed, prop.err.Error())
 	case len(prop.unreachable) > 0:
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonMemberUnreachable,
-			fmt.Sprintf("members %s are not connected; their Deployments are written when they are", strings.Join(prop.unreachable, ", ")))
+			fmt.Sprintf("members %s are not connected; their %ss are written when they are", strings.Join(prop.unreachable, ", "), s.kind().Kind))
 	case prop.heldBy != "":
 		if c := meta.FindStatusCondition(st.Conditions, multiclusterv1alpha1.ConditionPropagated); c == nil || c.Reason != multiclusterv1alpha1.ReasonDisruptionBudget {
 			r.event(s, corev1.EventTypeWarning, "MoveHeld", "replicas away from home stay: %s", prop.heldBy)
@@ -89,7 +90,7 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 		set(mcd, multiclusterv1alpha1.ConditionPropagated, false, multiclusterv1alpha1.ReasonWaitingForNewReplicas,
 			"replicas move: the new ones must be ready before the old ones are removed")
 	default:
-		set(mcd, multiclusterv1alpha1.ConditionPropagated, true, multiclusterv1alpha1.ReasonPropagated, "member Deployments match the decision: "+orNone(st.Summary))
+		set(mcd, multiclusterv1alpha1.ConditionPropagated, true, multiclusterv1alpha1.ReasonPropagated, "member "+s.kind().Kind+"s match the decision: "+orNone(st.Summary))
 	}
 	if st.ReadyReplicas >= desired {
 		set(mcd, multiclusterv1alpha1.ConditionAvailable, true, multiclusterv1alpha1.ReasonReplicasReady, fmt.Sprintf("%d of %d replicas ready", st.ReadyReplicas, desired))
@@ -158,7 +159,7 @@ func setReady(mcd *multiclusterv1alpha1.MultiClusterDeployment) {
 
 // clusterDecisions explains every member: the replicas it gets and why, or
 // why none.
-func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan, members map[string]*member) []multiclusterv1alpha1.ClusterDecision {
+func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind string, p *plan, members map[string]*member) []multiclusterv1alpha1.ClusterDecision {
 	roles := map[string]placement.Role{}
 	for _, a := range p.Decision.Assignments {
 		roles[a.Cluster] = a.Role
@@ -174,7 +175,7 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, p *plan,
 		switch {
 		case slices.Contains(p.Foreign, res.Cluster):
 			cd.Reason = multiclusterv1alpha1.PlacementFiltered
-			cd.Message = "the member has its own Deployment of this namespace and name, which Meridian does not overwrite"
+			cd.Message = "the member has its own " + kind + " of this namespace and name, which Meridian does not overwrite"
 		case p.FailedOver[res.Cluster] > 0:
 			cd.Reason = multiclusterv1alpha1.PlacementFiltered
 			cd.Message = fmt.Sprintf("member not ready since %s, longer than the failover grace period; its %d replicas were placed elsewhere",

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,10 +24,12 @@ type member struct {
 	// reader reads its API server directly.
 	client client.Client
 	reader client.Reader
-	// deployment is the member Deployment Meridian made, or nil.
-	deployment *appsv1.Deployment
-	available  int32
-	// updated are the member Deployment's replicas of its current template.
+	// object is the member workload Meridian made, or nil.
+	object client.Object
+	// current are the member workload's pods (status.replicas).
+	current   int32
+	available int32
+	// updated are the member workload's replicas of its current template.
 	updated int32
 }
 
@@ -36,7 +37,7 @@ type member struct {
 // of mcd. A member that is known but not connected is reported with the
 // replicas the last decision gave it.
 func (r *Reconciler) observe(ctx context.Context, s *Subject) (map[string]*member, error) {
-	mcd, owner := s.MCD, s.Owner
+	mcd := s.MCD
 	readiness := r.Inventory.Readiness()
 	out := make(map[string]*member, len(readiness))
 	for name, ready := range readiness {
@@ -52,41 +53,44 @@ func (r *Reconciler) observe(ctx context.Context, s *Subject) (map[string]*membe
 			continue
 		}
 		m.client, m.reader, m.Connected = conn.Client, conn.APIReader, true
-		if err := r.observeMember(ctx, s.Key(), m, conn, mcd, owner); err != nil {
+		if err := r.observeMember(ctx, s, m, conn); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (r *Reconciler) observeMember(ctx context.Context, key string, m *member, conn *inventory.Member, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) error {
-	d := &appsv1.Deployment{}
-	err := conn.Client.Get(ctx, client.ObjectKeyFromObject(mcd), d)
+func (r *Reconciler) observeMember(ctx context.Context, s *Subject, m *member, conn *inventory.Member) error {
+	mcd, owner, kind := s.MCD, s.Owner, s.kind()
+	obj := propagation.NewDivided(kind)
+	if obj == nil {
+		return fmt.Errorf("%s is not a kind whose replicas are divided", kind.Kind)
+	}
+	err := conn.Client.Get(ctx, client.ObjectKeyFromObject(mcd), obj)
 	switch {
-	case apierrors.IsNotFound(err) && r.knownForeign(key, m.name):
-		// The cache holds only Meridian's Deployments: whether the
-		// member's own one is still there is read from its API server.
-		foreign, err := foreignDeployment(ctx, conn.APIReader, mcd, owner)
+	case apierrors.IsNotFound(err) && r.knownForeign(s.Key(), m.name):
+		// The cache holds only Meridian's workloads: whether the member's
+		// own one is still there is read from its API server.
+		foreign, err := foreignWorkload(ctx, conn.APIReader, s)
 		if err != nil {
-			return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
+			return fmt.Errorf("failed to read %s in member %q: %w", kind.Kind, m.name, err)
 		}
 		m.Foreign = foreign
 		if !foreign {
-			r.forgetForeign(key, m.name)
+			r.forgetForeign(s.Key(), m.name)
 		}
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		return fmt.Errorf("failed to read Deployment in member %q: %w", m.name, err)
+		return fmt.Errorf("failed to read %s in member %q: %w", kind.Kind, m.name, err)
 	default:
-		o, ok := propagation.OwnerOf(d)
+		o, ok := propagation.OwnerOf(obj)
 		if ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID) {
-			m.deployment, m.Exists = d, true
-			m.UpToDate = d.Annotations[multiclusterv1alpha1.AnnotationOwnerGeneration] == strconv.FormatInt(mcd.Generation, 10)
-			if d.Spec.Replicas != nil {
-				m.Replicas = *d.Spec.Replicas
-			}
-			m.ReadyReplicas, m.available, m.updated = d.Status.ReadyReplicas, d.Status.AvailableReplicas, d.Status.UpdatedReplicas
-			m.CaughtUp = d.Status.ObservedGeneration >= d.Generation
+			rs, _ := propagation.ReplicasOf(obj)
+			m.object, m.Exists = obj, true
+			m.UpToDate = obj.GetAnnotations()[multiclusterv1alpha1.AnnotationOwnerGeneration] == strconv.FormatInt(mcd.Generation, 10)
+			m.Replicas = rs.Spec
+			m.ReadyReplicas, m.current, m.available, m.updated = rs.Ready, rs.Current, rs.Available, rs.Updated
+			m.CaughtUp = rs.CaughtUp
 		}
 	}
 
@@ -108,15 +112,15 @@ func lastDecision(mcd *multiclusterv1alpha1.MultiClusterDeployment, cluster stri
 	return 0
 }
 
-// foreignDeployment reads, from the member's API server, whether it has a
-// Deployment of mcd's namespace and name that Meridian did not make for
-// owner's kind and name. One Meridian made for an owner of the same name
+// foreignWorkload reads, from the member's API server, whether it has a
+// workload of s's kind, namespace and name that Meridian did not make for
+// s's owner kind and name. One Meridian made for an owner of the same name
 // that is gone (another UID) is an orphan the sweeper removes, not the
 // member's own.
-func foreignDeployment(ctx context.Context, reader client.Reader, mcd *multiclusterv1alpha1.MultiClusterDeployment, owner propagation.Owner) (bool, error) {
+func foreignWorkload(ctx context.Context, reader client.Reader, s *Subject) (bool, error) {
 	d := &metav1.PartialObjectMetadata{}
-	d.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-	err := reader.Get(ctx, client.ObjectKeyFromObject(mcd), d)
+	d.SetGroupVersionKind(s.kind())
+	err := reader.Get(ctx, client.ObjectKeyFromObject(s.MCD), d)
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil
@@ -124,11 +128,11 @@ func foreignDeployment(ctx context.Context, reader client.Reader, mcd *multiclus
 		return false, err
 	}
 	o, ok := propagation.OwnerOf(d)
-	return !ok || o.Kind != owner.Kind || o.Name != owner.Name, nil
+	return !ok || o.Kind != s.Owner.Kind || o.Name != s.Owner.Name, nil
 }
 
 // knownForeign reports whether a member was found to hold its own
-// Deployment of the workload key's name.
+// workload of the workload key's name.
 func (r *Reconciler) knownForeign(key, member string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

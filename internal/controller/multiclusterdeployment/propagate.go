@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,22 +41,22 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 	var wg sync.WaitGroup
 	for i, name := range ro.Grow {
 		wg.Go(func() {
-			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
 			if !members[name].Exists {
-				// About to create it: a Deployment of that name the
-				// member made itself is never overwritten.
-				foreign, err := foreignDeployment(ctx, members[name].reader, mcd, s.Owner)
+				// About to create it: a workload of that name the member
+				// made itself is never overwritten.
+				foreign, err := foreignWorkload(ctx, members[name].reader, s)
 				if err != nil {
 					grown[i] = fmt.Errorf("member %q: %w", name, err)
 					return
 				}
 				if foreign {
 					r.rememberForeign(s.Key(), name)
-					grown[i] = fmt.Errorf("member %q has its own Deployment %s/%s, which Meridian does not overwrite; its replicas go elsewhere at the next pass", name, mcd.Namespace, mcd.Name)
+					grown[i] = fmt.Errorf("member %q has its own %s %s/%s, which Meridian does not overwrite; its replicas go elsewhere at the next pass", name, s.kind().Kind, mcd.Namespace, mcd.Name)
 					return
 				}
 			}
-			if err := s.mutate(name, d); err != nil {
+			d, err := s.build(name, p.Target[name])
+			if err != nil {
 				grown[i] = fmt.Errorf("member %q: %w", name, err)
 				return
 			}
@@ -65,7 +64,7 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 				grown[i] = fmt.Errorf("member %q: %w", name, err)
 				return
 			}
-			log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
+			log.FromContext(ctx).Info("Wrote member workload", "member", name, "kind", s.kind().Kind, "object", klog.KObj(d), "replicas", p.Target[name])
 		})
 	}
 	wg.Wait()
@@ -92,17 +91,17 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 		m := members[name]
 		var err error
 		if p.Target[name] == 0 {
-			err = client.IgnoreNotFound(m.client.Delete(ctx, m.deployment))
+			err = client.IgnoreNotFound(m.client.Delete(ctx, m.object))
 			if err == nil {
-				log.FromContext(ctx).Info("Deleted member Deployment", "member", name, "deployment", klog.KObj(m.deployment))
+				log.FromContext(ctx).Info("Deleted member workload", "member", name, "kind", s.kind().Kind, "object", klog.KObj(m.object))
 			}
 		} else {
-			d := propagation.DeploymentOwnedBy(mcd, s.Owner, p.Target[name])
-			if err = s.mutate(name, d); err == nil {
+			var d client.Object
+			if d, err = s.build(name, p.Target[name]); err == nil {
 				err = propagation.Apply(ctx, m.client, d)
 			}
 			if err == nil {
-				log.FromContext(ctx).Info("Wrote member Deployment", "member", name, "deployment", klog.KObj(d), "replicas", p.Target[name])
+				log.FromContext(ctx).Info("Wrote member workload", "member", name, "kind", s.kind().Kind, "object", klog.KObj(d), "replicas", p.Target[name])
 			}
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -111,12 +110,4 @@ func (r *Reconciler) propagate(ctx context.Context, s *Subject, p *plan, members
 	}
 	out.err = errors.Join(errs...)
 	return out
-}
-
-// mutate runs the subject's Mutate, if any.
-func (s *Subject) mutate(cluster string, d *appsv1.Deployment) error {
-	if s.Mutate == nil {
-		return nil
-	}
-	return s.Mutate(cluster, d)
 }

@@ -65,7 +65,7 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/finalizers,verbs=update
-// +kubebuilder:rbac:groups=apps,resources=deployments/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments/status;statefulsets/status;replicasets/status,verbs=get;update;patch
 
 // SetupWithManager registers the reconciler: a ResourcePlacement, its
 // template (each kind watched once a placement names it) and the members'
@@ -182,12 +182,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	defer func() { rp.Status.Overrides = ov.status(holding(rp)) }()
-	if gvk.GroupKind() == (schema.GroupKind{Group: "apps", Kind: "Deployment"}) {
-		return r.placeDeployment(ctx, rp, tpl, spec.Placement, ov)
+	if propagation.Divided(gvk.GroupKind()) {
+		return r.placeDivided(ctx, rp, tpl, spec.Placement, ov)
 	}
-	if divided(gvk) {
+	if gvk.GroupKind() == (schema.GroupKind{Group: "batch", Kind: "Job"}) {
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonNotDividedYet,
-			fmt.Sprintf("%s replicas are to be divided like a Deployment's, which is not built for %ss yet (issue 28); until then use a MultiClusterJob for a Job", gvk.Kind, gvk.Kind))
+			"a Job's parallelism and completions are to be divided like a MultiClusterJob's, which is not built for plain Jobs yet (issue 28); until then use a MultiClusterJob")
 		return ctrl.Result{}, nil
 	}
 	return r.placeCopy(ctx, rp, tpl, spec.Placement, ov)
@@ -204,17 +204,6 @@ const ReasonConflict = "Conflict"
 // ReasonNotDividedYet: the kind's replicas are to be divided, which the
 // placement pass does not do for it yet.
 const ReasonNotDividedYet = "NotDividedYet"
-
-// divided reports whether gvk's replicas are divided over the clusters
-// rather than the object copied whole.
-func divided(gvk schema.GroupVersionKind) bool {
-	switch gvk.GroupKind() {
-	case schema.GroupKind{Group: "apps", Kind: "Deployment"}, schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
-		schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, schema.GroupKind{Group: "batch", Kind: "Job"}:
-		return true
-	}
-	return false
-}
 
 // policy reads the spec of the policy ref names.
 func (r *Reconciler) policy(ctx context.Context, ref multiclusterv1alpha1.PolicyReference) (*multiclusterv1alpha1.PropagationPolicySpec, int64, error) {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -268,5 +269,144 @@ func TestOverridesChangeTheMemberObjectsOfTheirClusters(t *testing.T) {
 	})
 	if diff := cmp.Diff("registry.eu.example.com/pause:3.10 tier=eu", memberImage(t, clients["cluster2"])); diff != "" {
 		t.Errorf("cluster2's Deployment changed though a rule failed (-want +got):\n%s", diff)
+	}
+}
+
+// members sums the replicas of the member copies of obj (a StatefulSet or
+// ReplicaSet) and lists who holds them.
+func memberReplicas(t *testing.T, clients map[string]client.Client, obj client.Object) (int32, map[string]int32) {
+	t.Helper()
+	by := map[string]int32{}
+	var sum int32
+	for _, name := range holders(t, clients, obj) {
+		o := obj.DeepCopyObject().(client.Object)
+		if err := clients[name].Get(t.Context(), client.ObjectKeyFromObject(obj), o); err != nil {
+			t.Fatal(err)
+		}
+		var n int32
+		switch m := o.(type) {
+		case *appsv1.StatefulSet:
+			n = ptr.Deref(m.Spec.Replicas, 1)
+		case *appsv1.ReplicaSet:
+			n = ptr.Deref(m.Spec.Replicas, 1)
+		}
+		by[name] = n
+		sum += n
+	}
+	return sum, by
+}
+
+func TestStatefulSetsAndReplicaSetsAreDividedLikeDeployments(t *testing.T) {
+	mgmt, clients := setup(t, 3)
+	ctx := t.Context()
+	template := func(app string) corev1.PodTemplateSpec {
+		return corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}},
+		}
+	}
+	db := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"}, Spec: appsv1.StatefulSetSpec{
+		Replicas: ptr.To[int32](6), ServiceName: "db", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+		Template: template("db"),
+		VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}},
+	}}
+	cache := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: "shop"}, Spec: appsv1.ReplicaSetSpec{
+		Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}}, Template: template("cache"),
+	}}
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "StatefulSet"}, {APIVersion: "apps/v1", Kind: "ReplicaSet"}}
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true}}
+	for _, obj := range []client.Object{db, cache, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Six 1-CPU replicas over three 4-CPU members: no member can hold
+	// them all, and every replica has a member.
+	var by map[string]int32
+	eventually(t, "the StatefulSet's 6 replicas divided", func() string {
+		var sum int32
+		sum, by = memberReplicas(t, clients, db)
+		if sum != 6 || len(by) < 2 {
+			return fmt.Sprintf("member StatefulSets %v; placement: %s; %s", by, condition(t, mgmt, "statefulset.apps-db", multiclusterv1alpha1.ConditionPlaced),
+				condition(t, mgmt, "statefulset.apps-db", multiclusterv1alpha1.ConditionPropagated))
+		}
+		return ""
+	})
+	eventually(t, "the ReplicaSet's 2 replicas divided", func() string {
+		if sum, by := memberReplicas(t, clients, cache); sum != 2 {
+			return fmt.Sprintf("member ReplicaSets %v", by)
+		}
+		return ""
+	})
+	// A member's copy is the template, unchanged but for its share and
+	// Meridian's labels (on its pods too).
+	for name := range by {
+		got := &appsv1.StatefulSet{}
+		if err := clients[name].Get(ctx, client.ObjectKeyFromObject(db), got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.ServiceName != "db" || len(got.Spec.VolumeClaimTemplates) != 1 || got.Spec.Template.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
+			t.Errorf("%s: member StatefulSet serviceName %q, %d claim templates, pod labels %v; want the template's, with Meridian's owner labels",
+				name, got.Spec.ServiceName, len(got.Spec.VolumeClaimTemplates), got.Spec.Template.Labels)
+		}
+		// The member's StatefulSet controller (none runs here) reports
+		// its replicas ready and updated.
+		n := ptr.Deref(got.Spec.Replicas, 1)
+		got.Status = appsv1.StatefulSetStatus{ObservedGeneration: got.Generation, Replicas: n, ReadyReplicas: n, AvailableReplicas: n, UpdatedReplicas: n, CurrentReplicas: n}
+		if err := clients[name].Status().Update(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The template's status sums the members' as kubectl rollout status
+	// reads it: generation observed, every replica ready and updated, the
+	// current revision the update revision.
+	eventually(t, "the StatefulSet's status sums its members", func() string {
+		tpl := &appsv1.StatefulSet{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(db), tpl); err != nil {
+			return err.Error()
+		}
+		st := tpl.Status
+		got := fmt.Sprintf("observed %d of %d, replicas %d, ready %d, updated %d, revision current %q update %q",
+			st.ObservedGeneration, tpl.Generation, st.Replicas, st.ReadyReplicas, st.UpdatedReplicas, st.CurrentRevision, st.UpdateRevision)
+		return cmp.Diff(`observed 1 of 1, replicas 6, ready 6, updated 6, revision current "db-1" update "db-1"`, got)
+	})
+
+	// Scaled down with a new image, the members' shares follow, and the
+	// rollout is not done until the members report the new template
+	// running; deleted, the copies go.
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(db), db); err != nil {
+		t.Fatal(err)
+	}
+	db.Spec.Replicas = ptr.To[int32](2)
+	db.Spec.Template.Spec.Containers[0].Image = "registry.k8s.io/pause:3.10.1"
+	if err := mgmt.Update(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the StatefulSet scaled to 2", func() string {
+		if sum, by := memberReplicas(t, clients, db); sum != 2 {
+			return fmt.Sprintf("member StatefulSets %v", by)
+		}
+		return ""
+	})
+	eventually(t, "the rollout of generation 2 not done until the members report it", func() string {
+		tpl := &appsv1.StatefulSet{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(db), tpl); err != nil {
+			return err.Error()
+		}
+		if tpl.Status.UpdateRevision != "db-2" || tpl.Status.CurrentRevision == "db-2" {
+			return fmt.Sprintf("generation %d: revision current %q update %q", tpl.Generation, tpl.Status.CurrentRevision, tpl.Status.UpdateRevision)
+		}
+		return ""
+	})
+	if err := mgmt.Delete(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the StatefulSet's copies removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, db)) })
+	if sum, by := memberReplicas(t, clients, cache); sum != 2 {
+		t.Errorf("member ReplicaSets %v after the StatefulSet's deletion; want 2 replicas still", by)
 	}
 }
