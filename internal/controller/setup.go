@@ -162,7 +162,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 	if err := deployments.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterDeployment controller: %w", err)
 	}
-	if err := (&multiclusterjob.Reconciler{
+	jobs := &multiclusterjob.Reconciler{
 		Client:          mgr.GetClient(),
 		Inventory:       inv,
 		Framework:       fw,
@@ -172,7 +172,8 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Carbon:          opts.Carbon,
 		Intensities:     opts.CarbonHistory,
 		EmissionsTiming: opts.EmissionsTiming,
-	}).SetupWithManager(mgr); err != nil {
+	}
+	if err := jobs.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MultiClusterJob controller: %w", err)
 	}
 	if err := (&multiclusterhpa.Reconciler{
@@ -203,6 +204,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Inventory:   inv,
 		Duplicator:  fw,
 		Deployments: deployments,
+		Jobs:        jobs,
 		Recorder:    mgr.GetEventRecorder("meridian-placement"),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the ResourcePlacement controller: %w", err)

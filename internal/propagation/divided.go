@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
@@ -104,6 +105,52 @@ func DividedCopy(tpl *unstructured.Unstructured, owner Owner, generation int64, 
 	maps.Copy(labels, owner.Labels())
 	if err := unstructured.SetNestedStringMap(out.Object, labels, "spec", "template", "metadata", "labels"); err != nil {
 		return nil, fmt.Errorf("%s %s: spec.template.metadata.labels: %w", tpl.GetKind(), klog.KObj(tpl), err)
+	}
+	return out, nil
+}
+
+// jobSelectorLabels are the labels the API server puts on a Job's pod
+// template (and in its generated selector) that name the Job in the
+// cluster that made it; a member's copy must get its own.
+var jobSelectorLabels = []string{"controller-uid", batchv1.ControllerUidLabel, "job-name", batchv1.JobNameLabel}
+
+// JobCopy returns a member's copy of a plain Job running parallelism pods
+// for completions (nil: the Job has none): Copy's, with the owner's labels
+// on the pod template, and without the selector and labels the management
+// cluster's API server generated for it (unless spec.manualSelector), which
+// the member's generates anew.
+func JobCopy(tpl *unstructured.Unstructured, owner Owner, parallelism int32, completions *int32) (*unstructured.Unstructured, error) {
+	if tpl.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "batch", Kind: "Job"}) {
+		return nil, fmt.Errorf("%s %s is not a Job", tpl.GetKind(), klog.KObj(tpl))
+	}
+	out, err := Copy(tpl, owner)
+	if err != nil {
+		return nil, err
+	}
+	labels, _, err := unstructured.NestedStringMap(out.Object, "spec", "template", "metadata", "labels")
+	if err != nil {
+		return nil, fmt.Errorf("job %s: spec.template.metadata.labels: %w", klog.KObj(tpl), err)
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if manual, _, _ := unstructured.NestedBool(out.Object, "spec", "manualSelector"); !manual {
+		unstructured.RemoveNestedField(out.Object, "spec", "selector")
+		for _, k := range jobSelectorLabels {
+			delete(labels, k)
+		}
+	}
+	maps.Copy(labels, owner.Labels())
+	if err := unstructured.SetNestedStringMap(out.Object, labels, "spec", "template", "metadata", "labels"); err != nil {
+		return nil, fmt.Errorf("job %s: spec.template.metadata.labels: %w", klog.KObj(tpl), err)
+	}
+	if err := unstructured.SetNestedField(out.Object, int64(parallelism), "spec", "parallelism"); err != nil {
+		return nil, fmt.Errorf("job %s: spec.parallelism: %w", klog.KObj(tpl), err)
+	}
+	if completions == nil {
+		unstructured.RemoveNestedField(out.Object, "spec", "completions")
+	} else if err := unstructured.SetNestedField(out.Object, int64(*completions), "spec", "completions"); err != nil {
+		return nil, fmt.Errorf("job %s: spec.completions: %w", klog.KObj(tpl), err)
 	}
 	return out, nil
 }

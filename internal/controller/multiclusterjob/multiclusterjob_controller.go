@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,6 +27,7 @@ import (
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/placement"
+	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/workload"
 )
 
@@ -152,28 +155,79 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	members, err := r.observe(ctx, mcj)
+	s := &Subject{MCJ: mcj, Owner: propagation.OwnerOfJob(mcj), Regarding: mcj}
+	res, err := r.Pass(ctx, s)
+	if err != nil || !s.Observed {
+		return res, err
+	}
+	again, a, err := r.account(ctx, mcj, r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to account the emissions of MultiClusterJob %s: %w", req, err)
+	}
+	accounted = a
+	return ctrl.Result{RequeueAfter: soonest(res.RequeueAfter, again)}, nil
+}
+
+// Subject is what one pass places: a MultiClusterJob, or a plain Job seen
+// as one (the ResourcePlacement controller's view of it).
+type Subject struct {
+	// MCJ is the spec the pass reads and the status it writes.
+	MCJ *multiclusterv1alpha1.MultiClusterJob
+	// Owner is whose labels the member Jobs and their pods carry; the
+	// placement key is its workload key.
+	Owner propagation.Owner
+	// Regarding is the object the pass's events are about.
+	Regarding runtime.Object
+	// Build, when set, returns the member Job for cluster running share
+	// (a plain Job's copy, a policy's overrides applied); an error fails
+	// that member's write. When nil the member Job is MCJ's.
+	Build func(cluster string, share decide.JobShare) (*batchv1.Job, error)
+	// Observed is set by the pass: every member that may hold the job's
+	// Jobs was read, so the pass decided and reported.
+	Observed bool
+}
+
+// Key is the subject's placement key.
+func (s *Subject) Key() string { return workload.Key(s.Owner.Kind, s.Owner.Namespace, s.Owner.Name) }
+
+// build returns the member Job for cluster running share.
+func (s *Subject) build(cluster string, share decide.JobShare) (*batchv1.Job, error) {
+	if s.Build == nil {
+		return propagation.Job(s.MCJ, share.Parallelism, share.Completions), nil
+	}
+	return s.Build(cluster, share)
+}
+
+// Pass observes the members, places the parallel pods that have no member
+// Job, writes the member Jobs and reports them into s.MCJ.Status; the
+// caller writes the status where it belongs. While members that may hold
+// the job's Jobs are not connected, it decides nothing (s.Observed stays
+// false) and asks to be called again after memberWait.
+func (r *Reconciler) Pass(ctx context.Context, s *Subject) (ctrl.Result, error) {
+	mcj := s.MCJ
+	members, err := r.observe(ctx, s)
 	var waiting *notObservedError
 	if errors.As(err, &waiting) {
 		log.FromContext(ctx).V(1).Info("waiting for members to connect before deciding", "members", waiting.members)
 		return ctrl.Result{RequeueAfter: memberWait}, nil
 	}
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to observe members of MultiClusterJob %s: %w", req, err)
+		return ctrl.Result{}, fmt.Errorf("failed to observe members of %s: %w", s.Key(), err)
 	}
+	s.Observed = true
 	var after time.Duration
 	if !finished(mcj) {
-		p, err := r.place(ctx, mcj, members)
+		p, err := r.place(ctx, s, members)
 		switch {
 		case err != nil && decide.InvalidSpec(err):
 			setCondition(mcj, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec, err.Error())
-			r.event(mcj, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInvalidSpec, "%s", err.Error())
+			r.event(s.Regarding, corev1.EventTypeWarning, multiclusterv1alpha1.ReasonInvalidSpec, "%s", err.Error())
 			return ctrl.Result{}, reconcile.TerminalError(err)
 		case err != nil:
-			return ctrl.Result{}, fmt.Errorf("failed to place MultiClusterJob %s: %w", req, err)
+			return ctrl.Result{}, fmt.Errorf("failed to place %s: %w", s.Key(), err)
 		}
-		if err := r.act(ctx, mcj, p, members); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to write member Jobs of MultiClusterJob %s: %w", req, err)
+		if err := r.act(ctx, s, p, members); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to write member Jobs of %s: %w", s.Key(), err)
 		}
 		after = p.RequeueAfter
 	}
@@ -185,14 +239,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if decide.JobStarted(views) {
 		// Every member Job runs its pods, which the members now count: the
 		// reservation has done its work, and must not outlive the pods.
-		r.Assumptions.Forget(workload.Key(Kind, mcj.Namespace, mcj.Name))
+		r.Assumptions.Forget(s.Key())
 	}
-	again, a, err := r.account(ctx, mcj, r.Clock.Now())
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to account the emissions of MultiClusterJob %s: %w", req, err)
-	}
-	accounted = a
-	return ctrl.Result{RequeueAfter: soonest(after, again)}, nil
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
 // soonest is the earlier of two requeue delays, zero meaning none.

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/propagation"
 	"github.com/meridian-dev/meridian/internal/workload"
 )
 
@@ -22,7 +23,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mcj *multiclusterv1alp
 	if !controllerutil.ContainsFinalizer(mcj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	members, err := r.observe(ctx, mcj)
+	members, err := r.observe(ctx, &Subject{MCJ: mcj, Owner: propagation.OwnerOfJob(mcj)})
 	var waiting *notObservedError
 	if errors.As(err, &waiting) {
 		return ctrl.Result{RequeueAfter: memberWait}, nil

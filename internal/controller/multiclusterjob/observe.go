@@ -29,10 +29,11 @@ type memberJob struct {
 }
 
 // observe reads, in every connected member, the member Job Meridian made
-// for mcj and its pods. The Job is read from the member's API server, not
+// for s and its pods. The Job is read from the member's API server, not
 // a cache: a Job created by the last pass must be seen by this one, or its
 // share would be placed twice.
-func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob) (map[string]*memberJob, error) {
+func (r *Reconciler) observe(ctx context.Context, s *Subject) (map[string]*memberJob, error) {
+	mcj, owner := s.MCJ, s.Owner
 	clusters, err := r.clusters(ctx)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,6 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		return nil, &notObservedError{members: unknown}
 	}
 	out := map[string]*memberJob{}
-	owner := propagation.OwnerOfJob(mcj)
 	readiness := r.Inventory.Readiness()
 	for _, name := range r.Inventory.Members() {
 		m, ok := r.Inventory.Member(name)
@@ -59,7 +59,7 @@ func (r *Reconciler) observe(ctx context.Context, mcj *multiclusterv1alpha1.Mult
 		case err != nil:
 			return nil, fmt.Errorf("failed to read Job in member %q: %w", name, err)
 		}
-		if o, ok := propagation.OwnerOf(j); !ok || o.Kind != Kind || (o.UID != "" && o.UID != owner.UID) {
+		if o, ok := propagation.OwnerOf(j); !ok || o.Kind != owner.Kind || o.Name != owner.Name || (o.UID != "" && o.UID != owner.UID) {
 			continue
 		}
 		mj.job, mj.Exists = j, true

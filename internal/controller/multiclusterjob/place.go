@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,8 +29,9 @@ import (
 // place decides, with decide.Job, where the job's parallel pods that have
 // no member Job go, on a live snapshot that reserves what earlier decisions
 // assumed.
-func (r *Reconciler) place(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob, members map[string]*memberJob) (*decide.JobPlan, error) {
-	w, err := workload.New(workload.Key(Kind, mcj.Namespace, mcj.Name), placement.KindJob, ptr.Deref(mcj.Spec.Parallelism, 1), &mcj.Spec.Template.Spec, mcj.Spec.Placement)
+func (r *Reconciler) place(ctx context.Context, s *Subject, members map[string]*memberJob) (*decide.JobPlan, error) {
+	mcj := s.MCJ
+	w, err := workload.New(s.Key(), placement.KindJob, ptr.Deref(mcj.Spec.Parallelism, 1), &mcj.Spec.Template.Spec, mcj.Spec.Placement)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", placement.ErrInvalidWorkload, err)
 	}
@@ -66,7 +68,8 @@ func (r *Reconciler) place(ctx context.Context, mcj *multiclusterv1alpha1.MultiC
 
 // act deletes the member Jobs the plan moves, creates the new ones, and
 // records the decision in status.clusters.
-func (r *Reconciler) act(ctx context.Context, mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan, members map[string]*memberJob) error {
+func (r *Reconciler) act(ctx context.Context, s *Subject, p *decide.JobPlan, members map[string]*memberJob) error {
+	mcj := s.MCJ
 	var errs []error
 	for _, name := range p.Delete {
 		m := members[name]
@@ -75,29 +78,32 @@ func (r *Reconciler) act(ctx context.Context, mcj *multiclusterv1alpha1.MultiClu
 			continue
 		}
 		log.FromContext(ctx).Info("Deleted member Job: its pods stayed Unschedulable", "member", name, "job", klog.KObj(m.job))
-		r.event(mcj, corev1.EventTypeWarning, "Moved", "the pods of member %s stayed Unschedulable beyond %s and none ran: its %d parallel pods are placed elsewhere",
+		r.event(s.Regarding, corev1.EventTypeWarning, "Moved", "the pods of member %s stayed Unschedulable beyond %s and none ran: its %d parallel pods are placed elsewhere",
 			name, r.PendingGrace, m.Parallelism)
 		m.job, m.Exists = nil, false
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Create)) {
-		m, s := members[name], p.Create[name]
+		m, share := members[name], p.Create[name]
 		if m == nil {
 			continue
 		}
-		j := propagation.Job(mcj, s.Parallelism, s.Completions)
-		if err := propagation.Apply(ctx, m.client, j); err != nil {
+		j, err := s.build(name, share)
+		if err == nil {
+			err = propagation.Apply(ctx, m.client, j)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("member %q: %w", name, err))
 			continue
 		}
-		log.FromContext(ctx).Info("Wrote member Job", "member", name, "job", klog.KObj(j), "parallelism", s.Parallelism, "completions", ptr.Deref(s.Completions, 0))
-		m.job, m.Exists, m.Parallelism, m.Completions = j, true, s.Parallelism, s.Completions
+		log.FromContext(ctx).Info("Wrote member Job", "member", name, "job", klog.KObj(j), "parallelism", share.Parallelism, "completions", ptr.Deref(share.Completions, 0))
+		m.job, m.Exists, m.Parallelism, m.Completions = j, true, share.Parallelism, share.Completions
 	}
 	recordDecision(mcj, p, members)
 	if p.StartReason != "" {
-		r.event(mcj, corev1.EventTypeNormal, multiclusterv1alpha1.ReasonWaitingForGreenerStart, "start planned for %s: %s", p.PlannedStart.UTC().Format(time.RFC3339), p.StartReason)
+		r.event(s.Regarding, corev1.EventTypeNormal, multiclusterv1alpha1.ReasonWaitingForGreenerStart, "start planned for %s: %s", p.PlannedStart.UTC().Format(time.RFC3339), p.StartReason)
 	}
 	if len(p.Create) > 0 {
-		r.event(mcj, corev1.EventTypeNormal, "Placed", "Pods placed: %s", mcj.Status.Summary)
+		r.event(s.Regarding, corev1.EventTypeNormal, "Placed", "Pods placed: %s", mcj.Status.Summary)
 	}
 	return errors.Join(errs...)
 }
@@ -179,9 +185,9 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 	}
 }
 
-func (r *Reconciler) event(mcj *multiclusterv1alpha1.MultiClusterJob, kind, reason, format string, args ...any) {
+func (r *Reconciler) event(regarding runtime.Object, kind, reason, format string, args ...any) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(mcj, nil, kind, reason, "Place", format, args...)
+		r.Recorder.Eventf(regarding, nil, kind, reason, "Place", format, args...)
 	}
 }
 

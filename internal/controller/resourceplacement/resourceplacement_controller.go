@@ -29,6 +29,7 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/conditions"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
+	"github.com/meridian-dev/meridian/internal/controller/multiclusterjob"
 	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/kindwatch"
@@ -55,8 +56,11 @@ type Reconciler struct {
 	Inventory  *inventory.Inventory
 	Duplicator decide.Duplicator
 	// Deployments runs the MultiClusterDeployment pass, which divides a
-	// plain Deployment's replicas too.
+	// plain Deployment's, StatefulSet's and ReplicaSet's replicas too.
 	Deployments *multiclusterdeployment.Reconciler
+	// Jobs runs the MultiClusterJob pass, which divides a plain Job's
+	// parallel pods too.
+	Jobs *multiclusterjob.Reconciler
 	Recorder    events.EventRecorder
 	Cache       cache.Cache
 
@@ -65,7 +69,8 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/finalizers,verbs=update
-// +kubebuilder:rbac:groups=apps,resources=deployments/status;statefulsets/status;replicasets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments/status;statefulsets/status;replicasets/status;daemonsets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=get;update;patch
 
 // SetupWithManager registers the reconciler: a ResourcePlacement, its
 // template (each kind watched once a placement names it) and the members'
@@ -141,6 +146,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if r.Deployments != nil {
 			r.Deployments.Assumptions.Forget(workload.Key(Kind, rp.Namespace, rp.Name))
 		}
+		if r.Jobs != nil {
+			r.Jobs.Assumptions.Forget(workload.Key(Kind, rp.Namespace, rp.Name))
+		}
 		controllerutil.RemoveFinalizer(rp, Finalizer)
 		return ctrl.Result{}, client.IgnoreNotFound(r.Client.Update(ctx, rp))
 	}
@@ -186,9 +194,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return r.placeDivided(ctx, rp, tpl, spec.Placement, ov)
 	}
 	if gvk.GroupKind() == (schema.GroupKind{Group: "batch", Kind: "Job"}) {
-		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonNotDividedYet,
-			"a Job's parallelism and completions are to be divided like a MultiClusterJob's, which is not built for plain Jobs yet (issue 28); until then use a MultiClusterJob")
-		return ctrl.Result{}, nil
+		return r.placeJob(ctx, rp, tpl, spec.Placement, ov)
 	}
 	return r.placeCopy(ctx, rp, tpl, spec.Placement, ov)
 }
@@ -201,9 +207,6 @@ var errOverride = errors.New("override rule does not apply")
 // that Meridian did not make; it is left as it is.
 const ReasonConflict = "Conflict"
 
-// ReasonNotDividedYet: the kind's replicas are to be divided, which the
-// placement pass does not do for it yet.
-const ReasonNotDividedYet = "NotDividedYet"
 
 // policy reads the spec of the policy ref names.
 func (r *Reconciler) policy(ctx context.Context, ref multiclusterv1alpha1.PolicyReference) (*multiclusterv1alpha1.PropagationPolicySpec, int64, error) {
@@ -282,6 +285,11 @@ func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.Res
 		}
 	}
 	r.report(rp, p, errs)
+	if tpl.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apps", Kind: "DaemonSet"}) {
+		if err := r.writeDaemonSetStatus(ctx, tpl, p.Write, conns); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, fmt.Errorf("failed to propagate %s: %w", rp.Name, err)
 	}
@@ -336,7 +344,9 @@ func (r *Reconciler) remove(ctx context.Context, c client.Client, member string,
 	if o, ok := propagation.OwnerOf(obj); !ok || o.Kind != owner.Kind || o.Name != owner.Name {
 		return nil
 	}
-	if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+	// In the background: a Job's pods would otherwise be orphaned (the
+	// default of batch/v1).
+	if err := c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("failed to delete %s %s/%s in member %q: %w", gvk.Kind, ns, name, member, err)
 	}
 	log.FromContext(ctx).Info("Deleted member copy", "member", member, "kind", gvk.Kind, "object", klog.KRef(ns, name))

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -409,4 +411,142 @@ func TestStatefulSetsAndReplicaSetsAreDividedLikeDeployments(t *testing.T) {
 	if sum, by := memberReplicas(t, clients, cache); sum != 2 {
 		t.Errorf("member ReplicaSets %v after the StatefulSet's deletion; want 2 replicas still", by)
 	}
+}
+
+func TestJobsAreDividedLikeMultiClusterJobs(t *testing.T) {
+	mgmt, clients := setup(t, 3)
+	ctx := t.Context()
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "report", Namespace: "shop"}, Spec: batchv1.JobSpec{
+		Parallelism: ptr.To[int32](6), Completions: ptr.To[int32](12), BackoffLimit: ptr.To[int32](2),
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "report"}}, Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}},
+		}},
+	}}
+	indexed := job.DeepCopy()
+	indexed.Name, indexed.Spec.CompletionMode = "indexed", ptr.To(batchv1.IndexedCompletion)
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "batch/v1", Kind: "Job"}}
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true}}
+	for _, obj := range []client.Object{job, indexed, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Six 1-CPU parallel pods over three 4-CPU members: divided, with the
+	// twelve completions in proportion.
+	shares := func() (parallel, completions int32, by map[string]int32) {
+		by = map[string]int32{}
+		for _, name := range holders(t, clients, job) {
+			j := &batchv1.Job{}
+			if err := clients[name].Get(ctx, client.ObjectKeyFromObject(job), j); err != nil {
+				t.Fatal(err)
+			}
+			by[name] = ptr.Deref(j.Spec.Parallelism, 1)
+			parallel += by[name]
+			completions += ptr.Deref(j.Spec.Completions, 0)
+		}
+		return parallel, completions, by
+	}
+	eventually(t, "the Job's 6 parallel pods and 12 completions divided", func() string {
+		if p, c, by := shares(); p != 6 || c != 12 || len(by) < 2 {
+			return fmt.Sprintf("member Jobs %v with %d completions; placement: %s", by, c, condition(t, mgmt, "job.batch-report", multiclusterv1alpha1.ConditionPlaced))
+		}
+		return ""
+	})
+	eventually(t, "the Indexed Job refused, naming the field", func() string {
+		if got := condition(t, mgmt, "job.batch-indexed", multiclusterv1alpha1.ConditionPlaced); !strings.HasPrefix(got, "False InvalidSpec: spec.completionMode: ") {
+			return got
+		}
+		return ""
+	})
+	if h := holders(t, clients, indexed); len(h) > 0 {
+		t.Errorf("the Indexed Job was written to %v; want nowhere", h)
+	}
+	// Each member's Job is the template's, with a selector its own API
+	// server generated; its controller (none runs here) reports it
+	// complete.
+	_, _, by := shares()
+	for name := range by {
+		j := &batchv1.Job{}
+		if err := clients[name].Get(ctx, client.ObjectKeyFromObject(job), j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Spec.Selector == nil || j.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] != string(j.UID) || ptr.Deref(j.Spec.BackoffLimit, 0) != 2 ||
+			j.Spec.Template.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
+			t.Errorf("%s: member Job selector %v, backoffLimit %d, pod labels %v; want its own selector, the template's backoffLimit, Meridian's owner labels",
+				name, j.Spec.Selector, ptr.Deref(j.Spec.BackoffLimit, 0), j.Spec.Template.Labels)
+		}
+		start := metav1.NewTime(time.Now().Add(-time.Minute).Truncate(time.Second))
+		end := metav1.NewTime(start.Add(30 * time.Second))
+		j.Status = batchv1.JobStatus{StartTime: &start, CompletionTime: &end, Succeeded: ptr.Deref(j.Spec.Completions, 1), Conditions: []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: end},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: end},
+		}}
+		if err := clients[name].Status().Update(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The template's status sums the members': complete, as kubectl wait
+	// --for=condition=complete reads it.
+	eventually(t, "the Job complete on the management cluster", func() string {
+		tpl := &batchv1.Job{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(job), tpl); err != nil {
+			return err.Error()
+		}
+		var conds []string
+		for _, c := range tpl.Status.Conditions {
+			conds = append(conds, fmt.Sprintf("%s=%s", c.Type, c.Status))
+		}
+		got := fmt.Sprintf("succeeded %d, active %d, started %v, completed %v, %v", tpl.Status.Succeeded, tpl.Status.Active,
+			tpl.Status.StartTime != nil, tpl.Status.CompletionTime != nil, conds)
+		return cmp.Diff("succeeded 12, active 0, started true, completed true, [SuccessCriteriaMet=True Complete=True]", got)
+	})
+	// Deleted, the member Jobs go.
+	if err := mgmt.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the member Jobs removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, job)) })
+}
+
+func TestDaemonSetStatusSumsItsCopies(t *testing.T) {
+	mgmt, clients := setup(t, 2)
+	ctx := t.Context()
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "shop"}, Spec: appsv1.DaemonSetSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}}},
+	}}
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "agents", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "DaemonSet"}}
+	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit}
+	for _, obj := range []client.Object{ds, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the DaemonSet in both members", func() string { return cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, ds)) })
+	// Each member's DaemonSet controller (none runs here) reports its
+	// node's pod ready.
+	for _, name := range []string{"cluster1", "cluster2"} {
+		m := &appsv1.DaemonSet{}
+		if err := clients[name].Get(ctx, client.ObjectKeyFromObject(ds), m); err != nil {
+			t.Fatal(err)
+		}
+		m.Status = appsv1.DaemonSetStatus{ObservedGeneration: m.Generation, CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1,
+			UpdatedNumberScheduled: 1, NumberAvailable: 1}
+		if err := clients[name].Status().Update(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the template's status sums its copies", func() string {
+		tpl := &appsv1.DaemonSet{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(ds), tpl); err != nil {
+			return err.Error()
+		}
+		st := tpl.Status
+		return cmp.Diff("observed 1 of 1, desired 2, updated 2, ready 2, available 2", fmt.Sprintf("observed %d of %d, desired %d, updated %d, ready %d, available %d",
+			st.ObservedGeneration, tpl.Generation, st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable))
+	})
 }

@@ -3,8 +3,11 @@ package resourceplacement
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -162,4 +165,56 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// writeDaemonSetStatus sums the member DaemonSets of members into the
+// template's status. The template's generation counts as observed once
+// every member holds a copy of it that its controller observed, so that
+// kubectl rollout status daemonset returns once every member's has.
+func (r *Reconciler) writeDaemonSetStatus(ctx context.Context, tpl *unstructured.Unstructured, members []string, conns map[string]client.Client) error {
+	ds := &appsv1.DaemonSet{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tpl.Object, ds); err != nil {
+		return fmt.Errorf("failed to read DaemonSet %s/%s: %w", tpl.GetNamespace(), tpl.GetName(), err)
+	}
+	before := ds.DeepCopy()
+	var sum appsv1.DaemonSetStatus
+	observed := true
+	for _, name := range members {
+		c, ok := conns[name]
+		if !ok {
+			observed = false
+			continue
+		}
+		m := &appsv1.DaemonSet{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(ds), m); err != nil {
+			if apierrors.IsNotFound(err) {
+				observed = false
+				continue
+			}
+			return fmt.Errorf("failed to read DaemonSet %s/%s in member %q: %w", ds.Namespace, ds.Name, name, err)
+		}
+		st := m.Status
+		sum.CurrentNumberScheduled += st.CurrentNumberScheduled
+		sum.NumberMisscheduled += st.NumberMisscheduled
+		sum.DesiredNumberScheduled += st.DesiredNumberScheduled
+		sum.NumberReady += st.NumberReady
+		sum.UpdatedNumberScheduled += st.UpdatedNumberScheduled
+		sum.NumberAvailable += st.NumberAvailable
+		sum.NumberUnavailable += st.NumberUnavailable
+		if m.Annotations[multiclusterv1alpha1.AnnotationOwnerGeneration] != strconv.FormatInt(ds.Generation, 10) || st.ObservedGeneration < m.Generation {
+			observed = false
+		}
+	}
+	sum.ObservedGeneration, sum.CollisionCount, sum.Conditions = ds.Status.ObservedGeneration, ds.Status.CollisionCount, ds.Status.Conditions
+	if observed {
+		sum.ObservedGeneration = ds.Generation
+	}
+	ds.Status = sum
+	if equality.Semantic.DeepEqual(before.Status, ds.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, ds, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to write the status of DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+	}
+	return nil
 }
