@@ -154,17 +154,11 @@ func Load(ctx context.Context, o LoadOptions) (*LoadResult, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("invalid load options: %w", err)
 	}
-	l, err := newLoader(o)
+	l, err := startLoader(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	defer l.stop()
-	if err := l.start(ctx); err != nil {
-		return nil, err
-	}
-	if err := waitMembersReady(ctx, l.mgmt, o.Timeout); err != nil {
-		return nil, err
-	}
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -227,6 +221,24 @@ func fastClient(c *testbed.Cluster) (client.Client, error) {
 		return nil, fmt.Errorf("failed to create a client of cluster %q: %w", c.Name, err)
 	}
 	return cl, nil
+}
+
+// startLoader makes the benchmark's clients, starts the controller and
+// waits, within o.Timeout, until it reports every member Ready. The
+// caller stops the loader.
+func startLoader(ctx context.Context, o LoadOptions) (*loader, error) {
+	l, err := newLoader(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.start(ctx); err != nil {
+		return nil, err
+	}
+	if err := waitMembersReady(ctx, l.mgmt, o.Timeout); err != nil {
+		l.stop()
+		return nil, err
+	}
+	return l, nil
 }
 
 func (l *loader) start(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -136,17 +137,11 @@ func Propagation(ctx context.Context, o PropagationOptions) (*PropagationResult,
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	l, err := newLoader(LoadOptions{Testbed: o.Testbed, Binary: o.Binary, LogDir: o.LogDir, Progress: o.Progress})
+	l, err := startLoader(ctx, LoadOptions{Testbed: o.Testbed, Binary: o.Binary, LogDir: o.LogDir, Progress: o.Progress, Timeout: o.Timeout})
 	if err != nil {
 		return nil, err
 	}
 	defer l.stop()
-	if err := l.start(ctx); err != nil {
-		return nil, err
-	}
-	if err := waitMembersReady(ctx, l.mgmt, o.Timeout); err != nil {
-		return nil, err
-	}
 	objs, err := perfObjects(o, len(l.members))
 	if err != nil {
 		return nil, err
@@ -200,16 +195,9 @@ func Propagation(ctx context.Context, o PropagationOptions) (*PropagationResult,
 	res.Placed = time.Since(begin)
 	running := 0
 	_ = l.poll(ctx, 3*time.Second, func() (bool, error) {
-		running = 0
-		byPhase := map[corev1.PodPhase]int{}
-		for _, ns := range namespaces {
-			_, p, err := readUsage(ctx, l.members, ns)
-			if err != nil {
-				return false, err
-			}
-			for k, v := range p {
-				byPhase[k] += v
-			}
+		byPhase, err := podPhases(ctx, l.members, namespaces)
+		if err != nil {
+			return false, err
 		}
 		running = byPhase[corev1.PodRunning]
 		fmt.Fprintf(o.Progress, "propagation: %6.1fs pods %s\n", time.Since(begin).Seconds(), phases(byPhase))
@@ -347,19 +335,11 @@ func readPerfProgress(ctx context.Context, mgmt client.Client, members map[strin
 				p.placed++
 			}
 		}
-		got, err := memberReplicas(ctx, members, ns)
-		if err != nil {
-			return p, err
-		}
-		for _, n := range got {
-			if n == replicas {
-				p.deployed++
-			}
-		}
+		got := map[string]int32{}
 		var mu sync.Mutex
-		err = eachMember(members, func(name string, c client.Client) error {
+		err := eachMember(members, func(name string, c client.Client) error {
 			var deps appsv1.DeploymentList
-			if err := c.List(ctx, &deps, client.InNamespace(ns), client.Limit(1)); err != nil {
+			if err := c.List(ctx, &deps, client.InNamespace(ns)); err != nil {
 				return fmt.Errorf("failed to list Deployments in %s: %w", name, err)
 			}
 			cm := &corev1.ConfigMap{}
@@ -369,6 +349,9 @@ func readPerfProgress(ctx context.Context, mgmt client.Client, members map[strin
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			for _, d := range deps.Items {
+				got[d.Name] += ptr.Deref(d.Spec.Replicas, 1)
+			}
 			switch {
 			case err == nil:
 				p.configMaps++
@@ -377,6 +360,11 @@ func readPerfProgress(ctx context.Context, mgmt client.Client, members map[strin
 			}
 			return nil
 		})
+		for _, n := range got {
+			if n == replicas {
+				p.deployed++
+			}
+		}
 		if err != nil {
 			return p, err
 		}
@@ -397,4 +385,26 @@ func PropagationTable(w io.Writer, r *PropagationResult) error {
 		r.Objects, rateString(r.QPS), seconds(r.Created), seconds(r.Placed), seconds(r.Placed-r.Created), r.ConfigMaps,
 		running, seconds(r.CPU), r.Memory)
 	return tw.Flush()
+}
+
+// podPhases counts the members' pods in namespaces by phase, with one list
+// of each member's pods.
+func podPhases(ctx context.Context, members map[string]client.Client, namespaces []string) (map[corev1.PodPhase]int, error) {
+	var mu sync.Mutex
+	out := map[corev1.PodPhase]int{}
+	err := eachMember(members, func(name string, c client.Client) error {
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods); err != nil {
+			return fmt.Errorf("failed to list pods in %s: %w", name, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range pods.Items {
+			if slices.Contains(namespaces, p.Namespace) {
+				out[p.Status.Phase]++
+			}
+		}
+		return nil
+	})
+	return out, err
 }

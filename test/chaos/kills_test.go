@@ -241,7 +241,6 @@ func (d *driver) step(ctx context.Context) error {
 		d.count("plain")
 		return d.createPlain(ctx)
 	default:
-		d.count("unpolicy")
 		return d.deletePolicy(ctx)
 	}
 }

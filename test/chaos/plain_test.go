@@ -65,15 +65,18 @@ func (d *driver) createPlain(ctx context.Context) error {
 }
 
 // deletePolicy deletes a random PropagationPolicy: its Deployment stays in
-// the management cluster and must leave every member.
+// the management cluster and must leave every member. With none to
+// delete, it creates a policy-placed Deployment instead (counted as such).
 func (d *driver) deletePolicy(ctx context.Context) error {
 	var list multiclusterv1alpha1.PropagationPolicyList
 	if err := d.w.mgmt.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 		return fmt.Errorf("failed to list PropagationPolicies: %w", err)
 	}
 	if len(list.Items) == 0 {
+		d.count("plain")
 		return d.createPlain(ctx)
 	}
+	d.count("unpolicy")
 	return ignoreConflicts(d.w.mgmt.Delete(ctx, &list.Items[d.rng.IntN(len(list.Items))]))
 }
 

@@ -437,7 +437,7 @@ func setReady(rp *multiclusterv1alpha1.ResourcePlacement) {
 // kind left in such a member stays until removed by hand.
 var sweptKinds = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "DeploymentList"}, {Group: "apps", Version: "v1", Kind: "StatefulSetList"},
-	{Group: "apps", Version: "v1", Kind: "DaemonSetList"}, {Group: "batch", Version: "v1", Kind: "JobList"},
+	{Group: "apps", Version: "v1", Kind: "DaemonSetList"}, {Group: "apps", Version: "v1", Kind: "ReplicaSetList"}, {Group: "batch", Version: "v1", Kind: "JobList"},
 	{Group: "batch", Version: "v1", Kind: "CronJobList"}, {Version: "v1", Kind: "ServiceList"}, {Version: "v1", Kind: "ConfigMapList"},
 	{Version: "v1", Kind: "SecretList"}, {Version: "v1", Kind: "ServiceAccountList"}, {Version: "v1", Kind: "PersistentVolumeClaimList"},
 }
