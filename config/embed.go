@@ -1,6 +1,7 @@
-// Package config embeds Meridian's generated manifests (CRDs from `make
-// manifests`) so that the meridian binary can install them without the
-// source tree, as `meridian testbed up` does.
+// Package config embeds Meridian's generated manifests (CRDs, webhook
+// configurations and roles from `make manifests`) so that the meridian
+// binary can install them without the source tree, as `meridian testbed up`
+// and `meridian controller --bootstrap` do.
 package config
 
 import (
@@ -16,6 +17,14 @@ import (
 //
 //go:embed crd/bases/*.yaml
 var CRDs embed.FS
+
+// Webhooks holds the admission webhook configurations `make manifests`
+// generates from the +kubebuilder:webhook markers (webhook/manifests.yaml),
+// which `meridian controller --bootstrap` writes into a control-plane-only
+// management cluster.
+//
+//go:embed webhook/manifests.yaml
+var Webhooks []byte
 
 // RBAC holds the ClusterRole of each component (rbac/<component>/role.yaml)
 // that `make manifests` generates from its +kubebuilder:rbac markers; the

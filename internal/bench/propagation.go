@@ -155,8 +155,8 @@ func Propagation(ctx context.Context, o PropagationOptions) (*PropagationResult,
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(o.Progress, "propagation: creating %d objects (%d namespaces of 1 ConfigMap, %d Deployments of %d replicas and as many policies) at %s\n",
-		len(objs), o.Namespaces, o.Deployments, o.Replicas, rateString(o.QPS))
+	fmt.Fprintf(o.Progress, "propagation: creating %d objects (%d namespaces, each with 1 ConfigMap, %d Deployments of %d replicas and as many policies) at %s\n",
+		res.Objects, o.Namespaces, o.Deployments, o.Replicas, rateString(o.QPS))
 	begin := time.Now()
 	limit := rate.NewLimiter(rate.Limit(o.QPS), 1)
 	if o.QPS < 0 {

@@ -95,7 +95,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	}
 	fl := cmd.Flags()
 	f.managerFlags.add(fl, "the management cluster")
-	fl.StringVar(&f.opts.Namespace, "namespace", "meridian-system", "namespace of the leader-election lease and of kubeconfig Secrets that name none")
+	fl.StringVar(&f.opts.Namespace, "namespace", controller.DefaultNamespace, "namespace of the leader-election lease, of kubeconfig Secrets that name none, and of the ResourcePlacements of cluster-scoped objects")
 	fl.DurationVar(&f.opts.HeartbeatInterval, "heartbeat-interval", 10*time.Second, "time between two heartbeats of a member cluster")
 	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")

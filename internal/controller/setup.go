@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -33,9 +34,14 @@ import (
 	"github.com/meridian-dev/meridian/internal/traffic"
 )
 
+// DefaultNamespace is the controller's namespace unless told otherwise.
+const DefaultNamespace = "meridian-system"
+
 // Options tune the management-plane controllers.
 type Options struct {
-	// Namespace holds kubeconfig Secrets that name no namespace.
+	// Namespace holds kubeconfig Secrets that name no namespace, and the
+	// ResourcePlacements of cluster-scoped objects; empty means
+	// DefaultNamespace.
 	Namespace string
 	// HeartbeatInterval and HeartbeatTimeout bound how soon a member that
 	// stops answering turns NotReady (at most their sum).
@@ -121,6 +127,7 @@ func SweptKinds() []propagation.SweptKind {
 
 // Setup adds the inventory and every management-plane controller to mgr.
 func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
+	placements := cmp.Or(opts.Namespace, DefaultNamespace)
 	reg := plugins.NewRegistry()
 	if opts.ClusterModel != "" {
 		reg[learned.Name] = learned.Factory(opts.ClusterModel)
@@ -200,18 +207,20 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		return nil, fmt.Errorf("failed to set up the dependencies controller: %w", err)
 	}
 	if err := (&resourceplacement.Reconciler{
-		Client:      mgr.GetClient(),
-		Inventory:   inv,
-		Duplicator:  fw,
-		Deployments: deployments,
-		Jobs:        jobs,
-		Recorder:    mgr.GetEventRecorder("meridian-placement"),
+		Client:             mgr.GetClient(),
+		Inventory:          inv,
+		Duplicator:         fw,
+		Deployments:        deployments,
+		Jobs:               jobs,
+		Recorder:           mgr.GetEventRecorder("meridian-placement"),
+		PlacementNamespace: placements,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the ResourcePlacement controller: %w", err)
 	}
 	if err := (&propagationpolicy.Reconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder("meridian-propagation"),
+		Client:             mgr.GetClient(),
+		Recorder:           mgr.GetEventRecorder("meridian-propagation"),
+		PlacementNamespace: placements,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the propagation policy controller: %w", err)
 	}

@@ -2,6 +2,7 @@ package propagation
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -133,6 +136,37 @@ func ensureNamespace(ctx context.Context, c client.Client, name string) error {
 	}}}
 	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("failed to create namespace %q: %w", name, err)
+	}
+	return nil
+}
+
+// Adoptable reports whether a member object Meridian did not make for an
+// owner may be taken over by a placement without a conflict: a namespace
+// Meridian created only to hold the objects it placed there.
+func Adoptable(obj metav1.Object, gvk schema.GroupVersionKind) bool {
+	l := obj.GetLabels()
+	return gvk.Group == "" && gvk.Kind == "Namespace" &&
+		l[multiclusterv1alpha1.LabelManagedBy] == multiclusterv1alpha1.ManagedByMeridian && l[multiclusterv1alpha1.LabelOwnerName] == ""
+}
+
+// Kept reports whether a member copy of gvk stays when its placement
+// leaves the member: a Namespace holds what other placements and the
+// member's own users put there, so it is disowned (Disown), not deleted.
+func Kept(gvk schema.GroupVersionKind) bool { return gvk.Group == "" && gvk.Kind == "Namespace" }
+
+// Disown removes the owner's labels and annotations from a member object
+// that stays (Kept), leaving it as Meridian's without an owner, which a
+// placement may adopt again.
+func Disown(ctx context.Context, c client.Client, obj client.Object) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels":      map[string]any{multiclusterv1alpha1.LabelOwnerKind: nil, multiclusterv1alpha1.LabelOwnerNamespace: nil, multiclusterv1alpha1.LabelOwnerName: nil},
+		"annotations": map[string]any{multiclusterv1alpha1.AnnotationOwnerUID: nil, multiclusterv1alpha1.AnnotationOwnerGeneration: nil},
+	}})
+	if err != nil {
+		return err
+	}
+	if err := c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to disown %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj), err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package propagationpolicy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,8 @@ import (
 )
 
 // writePlacements makes the ResourcePlacements match the claims: one per
-// claimed object, following its winner, owned by the object. A placement
+// claimed object, following its winner, owned by the object, in the
+// object's namespace (PlacementNamespace for a cluster-scoped object). A placement
 // whose policy is held (a selector at fault) stays as it is, even when
 // another policy would win its object now: a bad edit moves nothing. It
 // returns those objects, by key, with the held policy that keeps them.
@@ -38,7 +40,7 @@ func (r *Reconciler) writePlacements(ctx context.Context, claims []selection.Cla
 	for _, c := range claims {
 		o := c.Object
 		m := metas[o.Key()]
-		key := client.ObjectKey{Namespace: o.Namespace, Name: selection.PlacementName(o.GVK, o.Name)}
+		key := client.ObjectKey{Namespace: cmp.Or(o.Namespace, r.PlacementNamespace), Name: selection.PlacementName(o.GVK, o.Name)}
 		wanted[key] = true
 		spec := multiclusterv1alpha1.ResourcePlacementSpec{
 			Resource: multiclusterv1alpha1.ResourceReference{APIVersion: o.GVK.GroupVersion().String(), Kind: o.GVK.Kind, Name: o.Name},

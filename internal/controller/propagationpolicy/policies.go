@@ -42,6 +42,18 @@ var notPlaceable = map[schema.GroupKind]string{
 	{Group: "apps", Kind: "ControllerRevision"}:        "controller revisions are made by each cluster's controllers",
 }
 
+// notPlaceableClusterScoped are the cluster-scoped kinds that describe the
+// cluster they are in, by group and kind.
+var notPlaceableClusterScoped = map[schema.GroupKind]string{
+	{Kind: "Node"}:             "nodes are the members' own machines",
+	{Kind: "ComponentStatus"}:  "component statuses are each cluster's own",
+	{Kind: "PersistentVolume"}: "persistent volumes are each cluster's storage, bound by its claims; place the claims",
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}:           "certificate signing requests are approved by the cluster that signs them",
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                       "API services point at each cluster's own servers",
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}:                 "flow schemas are each API server's own, maintained by it",
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "PriorityLevelConfiguration"}: "priority levels are each API server's own, maintained by it",
+}
+
 // meridianGroups are placed by Meridian's own controllers.
 var meridianGroups = []string{multiclusterv1alpha1.GroupVersion.Group, "sharing.meridian.dev", "compute.meridian.dev"}
 
@@ -120,9 +132,19 @@ func (r *Reconciler) parse(obj client.Object, spec *multiclusterv1alpha1.Propaga
 				fmt.Sprintf("%s: %s is Meridian's own kind, placed by Meridian's controllers, not copied to members", field, rs.Kind)})
 			continue
 		}
-		if mapping.Scope.Name() != apimeta.RESTScopeNameNamespace {
+		clusterScoped := mapping.Scope.Name() != apimeta.RESTScopeNameNamespace
+		switch {
+		case clusterScoped && namespaced:
 			p.problems = append(p.problems, problem{multiclusterv1alpha1.ReasonNotPlaceable,
-				fmt.Sprintf("%s: %s is cluster-scoped; only namespaced kinds are placed so far", field, rs.Kind)})
+				fmt.Sprintf("%s: %s is cluster-scoped; select it with a ClusterPropagationPolicy", field, rs.Kind)})
+			continue
+		case clusterScoped && rs.Namespace != "":
+			p.problems = append(p.problems, problem{multiclusterv1alpha1.ReasonInvalidSpec,
+				fmt.Sprintf("%s.namespace: %s is cluster-scoped; leave namespace empty", field, rs.Kind)})
+			continue
+		}
+		if why, ok := notPlaceableClusterScoped[gvk.GroupKind()]; ok {
+			p.problems = append(p.problems, problem{multiclusterv1alpha1.ReasonNotPlaceable, fmt.Sprintf("%s: %s is not placed: %s", field, rs.Kind, why)})
 			continue
 		}
 		s := selection.Selector{GVK: gvk, Name: rs.Name, Namespace: rs.Namespace}

@@ -30,6 +30,9 @@ type Reconciler struct {
 	Mapper   apimeta.RESTMapper
 	Cache    cache.Cache
 	Recorder events.EventRecorder
+	// PlacementNamespace holds the ResourcePlacements of cluster-scoped
+	// objects (the controller's namespace).
+	PlacementNamespace string
 
 	kinds *kindwatch.Set
 }
@@ -46,6 +49,12 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses;networkpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch
+// The cluster-scoped kinds ClusterPropagationPolicies place most often.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
 
 // SetupWithManager registers the reconciler; selected kinds are watched as
 // the policies name them.
@@ -55,6 +64,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.Mapper == nil {
 		r.Mapper = mgr.GetRESTMapper()
+	}
+	if r.PlacementNamespace == "" {
+		return errors.New("the propagation policy controller needs the namespace of cluster-scoped objects' placements")
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).Named("propagationpolicy").
 		Watches(&multiclusterv1alpha1.PropagationPolicy{}, enqueueAll()).

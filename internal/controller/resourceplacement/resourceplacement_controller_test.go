@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -549,4 +550,79 @@ func TestDaemonSetStatusSumsItsCopies(t *testing.T) {
 		return cmp.Diff("observed 1 of 1, desired 2, updated 2, ready 2, available 2", fmt.Sprintf("observed %d of %d, desired %d, updated %d, ready %d, available %d",
 			st.ObservedGeneration, tpl.Generation, st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable))
 	})
+}
+
+func TestClusterScopedObjectsArePlacedByClusterPolicies(t *testing.T) {
+	mgmt, clients := setup(t, 2)
+	ctx := t.Context()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "shop-reader", Labels: map[string]string{"team": "shop"}},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "shop", "pod-security.kubernetes.io/enforce": "restricted"}}}
+	cpp := &multiclusterv1alpha1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "shop-cluster"}}
+	cpp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{
+		{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "shop"}}},
+		{APIVersion: "v1", Kind: "Namespace", Name: "team-a"},
+	}
+	cpp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit}
+	// A namespaced policy cannot select a cluster-scoped kind.
+	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "roles", Namespace: "shop"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}}
+	for _, obj := range []client.Object{role, ns, cpp, pp} {
+		if err := mgmt.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the ClusterRole and the Namespace in both members", func() string {
+		return cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, role)) + cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, ns))
+	})
+	got := &corev1.Namespace{}
+	if err := clients["cluster1"].Get(ctx, client.ObjectKeyFromObject(ns), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels["pod-security.kubernetes.io/enforce"] != "restricted" || got.Labels[multiclusterv1alpha1.LabelOwnerKind] != "ResourcePlacement" {
+		t.Errorf("member Namespace labels %v; want the template's and Meridian's owner labels", got.Labels)
+	}
+	// Their placements are in the controller's namespace.
+	rp := &multiclusterv1alpha1.ResourcePlacement{}
+	if err := mgmt.Get(ctx, client.ObjectKey{Namespace: "meridian-system", Name: "clusterrole.rbac.authorization.k8s.io-shop-reader"}, rp); err != nil {
+		t.Errorf("the ClusterRole's placement in meridian-system: %v", err)
+	}
+	eventually(t, "the namespaced policy refused, naming its selector", func() string {
+		p := &multiclusterv1alpha1.PropagationPolicy{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(pp), p); err != nil {
+			return err.Error()
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, multiclusterv1alpha1.ConditionReady)
+		if c == nil || c.Reason != multiclusterv1alpha1.ReasonNotPlaceable ||
+			!strings.Contains(c.Message, "spec.resourceSelectors[0]: ClusterRole is cluster-scoped; select it with a ClusterPropagationPolicy") {
+			return fmt.Sprintf("Ready condition %+v", c)
+		}
+		return ""
+	})
+
+	// When the Namespace's policy lets go of it, the members keep it (with
+	// whatever it holds), disowned; the ClusterRole deleted, its copies go.
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(cpp), cpp); err != nil {
+		t.Fatal(err)
+	}
+	cpp.Spec.ResourceSelectors = cpp.Spec.ResourceSelectors[:1]
+	if err := mgmt.Update(ctx, cpp); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the members' Namespaces disowned, not deleted", func() string {
+		for _, name := range []string{"cluster1", "cluster2"} {
+			got := &corev1.Namespace{}
+			if err := clients[name].Get(ctx, client.ObjectKeyFromObject(ns), got); err != nil {
+				return name + ": " + err.Error()
+			}
+			if !got.DeletionTimestamp.IsZero() || got.Labels[multiclusterv1alpha1.LabelOwnerName] != "" {
+				return fmt.Sprintf("%s: Namespace deleting %v, labels %v", name, !got.DeletionTimestamp.IsZero(), got.Labels)
+			}
+		}
+		return ""
+	})
+	if err := mgmt.Delete(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the ClusterRole's copies removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, role)) })
 }
