@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -16,6 +19,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/bootstrap"
 	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/cloud"
 	"github.com/meridian-dev/meridian/internal/cloud/clusterapi"
@@ -47,6 +51,14 @@ type controllerFlags struct {
 	policy           policy.Options
 	carbon           carbonFlags
 	pprofAddr        string
+	bootstrap        bootstrapFlags
+}
+
+// bootstrapFlags say what --bootstrap writes into the management cluster.
+type bootstrapFlags struct {
+	enabled       bool
+	webhookURL    string
+	failurePolicy string
 }
 
 func newControllerCommand() *cobra.Command {
@@ -61,7 +73,11 @@ for availability; metrics are served in Prometheus format.
 
 The management cluster is the current context of --kubeconfig, $KUBECONFIG or
 ~/.kube/config, or the in-cluster configuration. Meridian's CRDs must be
-installed there (kubectl apply --server-side -f config/crd/bases).
+installed there (kubectl apply --server-side -f config/crd/bases), or
+--bootstrap installs them at start, with the namespace and, given
+--bootstrap-webhook-url, the CloudVM webhook's configurations: for a
+management API server of Meridian's own, as the Helm chart's control plane
+(controlPlane.enabled) is.
 
 With --webhook-cert-dir it also serves the CloudVM admission webhook (HTTPS,
 every replica), which runs the policy engine (--policy-* flags) in-process;
@@ -122,6 +138,9 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.StringVar(&f.dashboardCertDir, "dashboard-cert-dir", "", "folder holding the dashboard's serving certificate as tls.crt and tls.key (reloaded when it changes); the dashboard is served over HTTPS")
 	fl.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "folder holding the webhook's serving certificate as tls.crt and tls.key (a mounted Secret; reloaded when it changes); empty turns the CloudVM admission webhook off")
 	fl.StringVar(&f.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles of the controller (empty: off), to find where its time and memory go")
+	fl.BoolVar(&f.bootstrap.enabled, "bootstrap", false, "at start, install Meridian's CRDs (waiting until they are established) and --namespace into the management cluster, and the webhook configurations when --bootstrap-webhook-url is set")
+	fl.StringVar(&f.bootstrap.webhookURL, "bootstrap-webhook-url", "", "with --bootstrap: https:// URL at which the management cluster's API server reaches this controller's webhook server; the webhook configurations trust ca.crt of --webhook-cert-dir")
+	fl.StringVar(&f.bootstrap.failurePolicy, "bootstrap-webhook-failure-policy", "Fail", "with --bootstrap-webhook-url: what the API server does when no replica answers, Fail or Ignore")
 	f.policy.AddFlags(fl)
 	f.carbon.addFlags(fl)
 	return cmd
@@ -153,6 +172,9 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 		// The server's certificate watcher reloads tls.crt and tls.key when
 		// the mounted Secret is rotated.
 		webhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: f.webhookHost, Port: f.webhookPort, CertDir: f.webhookCertDir})
+	}
+	if err := runBootstrap(cmd.Context(), cfg, f); err != nil {
+		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		WebhookServer:           webhookServer,
@@ -308,3 +330,34 @@ func setupWebhook(mgr ctrl.Manager, f *controllerFlags, engine *policy.Engine, p
 type everyReplica struct{ manager.Runnable }
 
 func (everyReplica) NeedLeaderElection() bool { return false }
+
+// runBootstrap writes what --bootstrap asks for into the management
+// cluster.
+func runBootstrap(ctx context.Context, cfg *rest.Config, f *controllerFlags) error {
+	b := f.bootstrap
+	if !b.enabled {
+		if b.webhookURL != "" {
+			return fmt.Errorf("invalid --bootstrap-webhook-url: it needs --bootstrap")
+		}
+		return nil
+	}
+	o := bootstrap.Options{FieldManager: "meridian-controller", Namespace: f.opts.Namespace, WebhookURL: b.webhookURL, FailurePolicy: b.failurePolicy}
+	if b.webhookURL != "" {
+		if f.webhookCertDir == "" {
+			return fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir, which is not set")
+		}
+		ca, err := os.ReadFile(filepath.Join(f.webhookCertDir, "ca.crt"))
+		if err != nil {
+			return fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir: %w", err)
+		}
+		o.WebhookCA = ca
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return fmt.Errorf("failed to create a client of the management cluster: %w", err)
+	}
+	if err := bootstrap.Apply(ctx, c, o); err != nil {
+		return fmt.Errorf("bootstrap of the management cluster: %w", err)
+	}
+	return nil
+}

@@ -58,3 +58,55 @@ readinessProbe:
   httpGet: {path: /readyz, port: health}
   periodSeconds: 10
 {{- end -}}
+
+{{/* Names of the control plane's objects, as YAML (fromYaml): etcd,
+     apiserver (also its Service, which users reach), controllerManager, pki,
+     controllerKubeconfig, adminKubeconfig. */}}
+{{- define "meridian.controlPlane.names" -}}
+{{- $name := include "meridian.component" (dict "root" . "component" "control-plane") -}}
+etcd: {{ $name }}-etcd
+apiserver: {{ $name }}-apiserver
+controllerManager: {{ $name }}-controller-manager
+pki: {{ $name }}-pki
+controllerKubeconfig: {{ $name }}-controller-kubeconfig
+adminKubeconfig: {{ $name }}-admin-kubeconfig
+{{- end -}}
+
+{{/* A kubeconfig of the control plane: dict "server" "ca" (PEM) "user" "token". */}}
+{{- define "meridian.controlPlane.kubeconfig" -}}
+apiVersion: v1
+kind: Config
+clusters:
+- name: meridian
+  cluster:
+    server: {{ .server }}
+    certificate-authority-data: {{ .ca | b64enc }}
+users:
+- name: {{ .user }}
+  user:
+    token: {{ .token }}
+contexts:
+- name: meridian
+  context: {cluster: meridian, user: {{ .user }}}
+current-context: meridian
+{{- end -}}
+
+{{/* The control plane's pods: no ServiceAccount token (they talk to their
+     own API server only), the chart's pod security, and a group that may
+     read the mounted keys and write etcd's volume. */}}
+{{- define "meridian.controlPlane.podSpec" -}}
+automountServiceAccountToken: false
+enableServiceLinks: false
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets: {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext: {{- toYaml (merge (dict "fsGroup" .Values.podSecurityContext.runAsUser) .Values.podSecurityContext) | nindent 2 }}
+{{- end -}}
+
+{{/* kube-controller-manager --controllers of the control plane: every
+     default controller but those that run workloads, as the testbed's
+     management cluster (testbed.ManagementControllers; a test keeps the
+     two equal). */}}
+{{- define "meridian.controlPlane.controllers" -}}
+*,-deployment-controller,-replicaset-controller,-statefulset-controller,-daemonset-controller,-job-controller,-cronjob-controller,-replicationcontroller-controller,-horizontal-pod-autoscaler-controller,-disruption-controller,-ttl-after-finished-controller
+{{- end -}}

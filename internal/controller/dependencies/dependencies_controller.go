@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -71,15 +72,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	for _, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.ServiceAccount{}, &corev1.PersistentVolumeClaim{}} {
 		b = b.Watches(obj, byNamespace)
 	}
-	return b.Complete(r)
+	// Namespaces are independent: several at once, each waiting mostly on
+	// the members' API servers.
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(r)
 }
 
-// namespacesWithWorkloads lists the namespaces that hold a workload.
+// namespacesWithWorkloads lists the namespaces that hold a workload: a
+// MultiClusterDeployment, a MultiClusterJob or a placed template.
 func (r *Reconciler) namespacesWithWorkloads(ctx context.Context) []reconcile.Request {
 	seen := map[string]bool{}
 	var ds multiclusterv1alpha1.MultiClusterDeploymentList
 	var js multiclusterv1alpha1.MultiClusterJobList
-	if err := errors.Join(r.Client.List(ctx, &ds), r.Client.List(ctx, &js)); err != nil {
+	var rps multiclusterv1alpha1.ResourcePlacementList
+	if err := errors.Join(r.Client.List(ctx, &ds), r.Client.List(ctx, &js), r.Client.List(ctx, &rps)); err != nil {
 		log.FromContext(ctx).Error(err, "Failed to list workloads")
 		return nil
 	}
@@ -88,6 +93,9 @@ func (r *Reconciler) namespacesWithWorkloads(ctx context.Context) []reconcile.Re
 	}
 	for _, j := range js.Items {
 		seen[j.Namespace] = true
+	}
+	for _, p := range rps.Items {
+		seen[p.Namespace] = true
 	}
 	var out []reconcile.Request
 	for ns := range seen {

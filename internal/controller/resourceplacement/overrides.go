@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/overrides"
@@ -52,23 +50,6 @@ func (o *overrider) apply(cluster string, obj *unstructured.Unstructured) error 
 		return fmt.Errorf("%w: %w", errOverride, err)
 	}
 	return nil
-}
-
-// deployment is apply for a member Deployment.
-func (o *overrider) deployment(cluster string, d *appsv1.Deployment) error {
-	if len(o.rules) == 0 {
-		return nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-	if err := o.apply(cluster, u); err != nil {
-		return err
-	}
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, d)
 }
 
 // status names, for each of the clusters that hold the object, the rules
