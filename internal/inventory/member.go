@@ -100,6 +100,7 @@ func startMember(ctx context.Context, name string, cfg *rest.Config, hash string
 			&appsv1.ReplicaSet{}:  {Label: ownedReplicaSets},
 			&appsv1.DaemonSet{}:   {Label: ownedSelector},
 			&batchv1.Job{}:        {Label: ownedSelector},
+			&batchv1.CronJob{}:    {Label: ownedSelector},
 			&corev1.Service{}:     {Label: ownedSelector},
 		}
 	})
@@ -173,15 +174,15 @@ func (m *Member) watchCapacity(ctx context.Context, onChange func(), onOwned fun
 }
 
 // watchOwned watches the Deployments, StatefulSets, ReplicaSets,
-// DaemonSets, Jobs and Services Meridian made in the member (the cache
-// holds only those).
+// DaemonSets, Jobs, CronJobs and Services Meridian made in the member (the
+// cache holds only those).
 func (m *Member) watchOwned(ctx context.Context, onChange func(), onOwned func(metav1.Object)) error {
 	handler := toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { onChange(); notify(o, onOwned) },
 		UpdateFunc: func(_, o any) { onChange(); notify(o, onOwned) },
 		DeleteFunc: func(o any) { onChange(); notify(o, onOwned) },
 	}
-	for _, obj := range []client.Object{&appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.ReplicaSet{}, &appsv1.DaemonSet{}, &batchv1.Job{}, &corev1.Service{}} {
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.ReplicaSet{}, &appsv1.DaemonSet{}, &batchv1.Job{}, &batchv1.CronJob{}, &corev1.Service{}} {
 		inf, err := m.Cache.GetInformer(ctx, obj)
 		if err != nil {
 			return fmt.Errorf("failed to watch %T of member %q: %w", obj, m.Name, err)

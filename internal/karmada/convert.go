@@ -323,8 +323,12 @@ func (r *Result) overrideRules(u *unstructured.Unstructured) ([]multiclusterv1al
 			if _, ok := t["exclude"]; ok {
 				warn = append(warn, field+".targetCluster.exclude: not carried over: target the clusters by name or label instead")
 			}
-			if _, ok := t["fieldSelector"]; ok {
-				warn = append(warn, field+".targetCluster.fieldSelector: not carried over: use targetClusters.regions or a label")
+			if fs, ok := t["fieldSelector"].(map[string]any); ok {
+				regions, rest := regionsOf(fs)
+				rule.TargetClusters.Regions = regions
+				for _, e := range rest {
+					warn = append(warn, fmt.Sprintf("%s.targetCluster.fieldSelector.matchExpressions[%d]: not carried over: only region In maps to targetClusters.regions; use a label for the rest", field, e))
+				}
 			}
 		}
 		o, _ := m["overriders"].(map[string]any)
@@ -421,4 +425,25 @@ func setKey(m map[string]string, k, v string) map[string]string {
 // escape escapes a key for a JSON pointer (RFC 6901).
 func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// regionsOf reads a Karmada cluster field selector: the regions its
+// "region In" expressions name, and the indexes of the expressions that
+// say anything else (provider, zone, NotIn).
+func regionsOf(fs map[string]any) (regions []string, rest []int) {
+	for i, raw := range asSlice(fs["matchExpressions"]) {
+		e, _ := raw.(map[string]any)
+		k, _ := e["key"].(string)
+		op, _ := e["operator"].(string)
+		if k != "region" || op != "In" {
+			rest = append(rest, i)
+			continue
+		}
+		for _, v := range asSlice(e["values"]) {
+			if s, ok := v.(string); ok {
+				regions = append(regions, s)
+			}
+		}
+	}
+	return regions, rest
 }

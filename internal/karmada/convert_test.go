@@ -1,6 +1,7 @@
 package karmada_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +77,49 @@ func TestConvertRefusesOtherObjects(t *testing.T) {
 	_, err := karmada.Convert([]*unstructured.Unstructured{u})
 	if err == nil || !strings.Contains(err.Error(), "Deployment web: not a Karmada policy (apiVersion apps/v1)") {
 		t.Errorf("Convert(Deployment) = %v; want it refused, naming it", err)
+	}
+}
+
+// TestExampleApplicationConvertsToItsPolicies converts the example
+// application's Karmada policies (examples/plain-manifests/karmada) and
+// compares them with the ones Meridian's example applies: the same but for
+// web's substitution and bursting, which Karmada writes as ordered
+// clusterAffinities and are added by hand.
+func TestExampleApplicationConvertsToItsPolicies(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "plain-manifests")
+	r, err := karmada.Convert(testenv.ReadManifests(t, filepath.Join(dir, "karmada", "policies.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 {
+		t.Errorf("warnings converting the example: %v; want none", r.Warnings)
+	}
+	got := map[string]multiclusterv1alpha1.PropagationPolicySpec{}
+	for _, o := range r.Policies {
+		p := o.(*multiclusterv1alpha1.PropagationPolicy)
+		for i := range p.Spec.Overrides {
+			p.Spec.Overrides[i].Name = "" // Karmada's rules have no names
+		}
+		got[p.Name] = p.Spec
+	}
+	want := map[string]multiclusterv1alpha1.PropagationPolicySpec{}
+	for _, u := range testenv.ReadManifests(t, filepath.Join(dir, "policy.yaml")) {
+		p := &multiclusterv1alpha1.PropagationPolicy{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Name == "web" {
+			p.Spec.Placement.Substitution, p.Spec.Placement.Bursting = nil, nil // added by hand
+		}
+		for i := range p.Spec.Overrides {
+			p.Spec.Overrides[i].Name = ""
+		}
+		if p.Spec.Dependencies == "" {
+			p.Spec.Dependencies = multiclusterv1alpha1.DependenciesFollow // the default
+		}
+		want[p.Name] = p.Spec
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the example's policies (-ours +converted from Karmada's):\n%s", diff)
 	}
 }

@@ -82,7 +82,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=multicluster.meridian.dev,resources=resourceplacements/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments/status;statefulsets/status;replicasets/status;daemonsets/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs/status;cronjobs/status,verbs=get;update;patch
 
 // SetupWithManager registers the reconciler: a ResourcePlacement, its
 // template (each kind watched once a placement names it) and the members'
@@ -325,8 +325,13 @@ func (r *Reconciler) placeCopy(ctx context.Context, rp *multiclusterv1alpha1.Res
 		}
 	}
 	r.report(rp, p, errs)
-	if tpl.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apps", Kind: "DaemonSet"}) {
+	switch tpl.GroupVersionKind().GroupKind() {
+	case schema.GroupKind{Group: "apps", Kind: "DaemonSet"}:
 		if err := r.writeDaemonSetStatus(ctx, tpl, p.Write, conns); err != nil {
+			errs = append(errs, err)
+		}
+	case schema.GroupKind{Group: "batch", Kind: "CronJob"}:
+		if err := r.writeCronJobStatus(ctx, tpl, p.Write, conns); err != nil {
 			errs = append(errs, err)
 		}
 	}

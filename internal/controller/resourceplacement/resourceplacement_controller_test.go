@@ -511,7 +511,7 @@ func TestJobsAreDividedLikeMultiClusterJobs(t *testing.T) {
 	eventually(t, "the member Jobs removed", func() string { return cmp.Diff([]string(nil), holders(t, clients, job)) })
 }
 
-func TestDaemonSetStatusSumsItsCopies(t *testing.T) {
+func TestDaemonSetAndCronJobStatusSumTheirCopies(t *testing.T) {
 	mgmt, clients := setup(t, 2)
 	ctx := t.Context()
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "shop"}, Spec: appsv1.DaemonSetSpec{
@@ -519,15 +519,43 @@ func TestDaemonSetStatusSumsItsCopies(t *testing.T) {
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}}},
 	}}
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "shop"}, Spec: batchv1.CronJobSpec{Schedule: "0 2 * * *",
+		JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}}}}}}}
 	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "agents", Namespace: "shop"}}
-	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "DaemonSet"}}
+	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "DaemonSet"}, {APIVersion: "batch/v1", Kind: "CronJob"}}
 	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit}
-	for _, obj := range []client.Object{ds, pp} {
+	for _, obj := range []client.Object{ds, cj, pp} {
 		if err := mgmt.Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the DaemonSet in both members", func() string { return cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, ds)) })
+	eventually(t, "the DaemonSet and the CronJob in both members", func() string {
+		return cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, ds)) + cmp.Diff([]string{"cluster1", "cluster2"}, holders(t, clients, cj))
+	})
+	// Each member's CronJob controller (none runs here) records its last
+	// run: the template shows the latest.
+	earlier, later := metav1.NewTime(time.Now().Add(-2*time.Hour).Truncate(time.Second)), metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
+	for name, at := range map[string]metav1.Time{"cluster1": earlier, "cluster2": later} {
+		m := &batchv1.CronJob{}
+		if err := clients[name].Get(ctx, client.ObjectKeyFromObject(cj), m); err != nil {
+			t.Fatal(err)
+		}
+		m.Status.LastScheduleTime, m.Status.LastSuccessfulTime = &at, &at
+		if err := clients[name].Status().Update(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the CronJob's status the latest of its copies", func() string {
+		tpl := &batchv1.CronJob{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(cj), tpl); err != nil {
+			return err.Error()
+		}
+		if st := tpl.Status; st.LastScheduleTime == nil || !st.LastScheduleTime.Equal(&later) || st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Equal(&later) {
+			return fmt.Sprintf("last schedule %v, last success %v; want %v", st.LastScheduleTime, st.LastSuccessfulTime, later)
+		}
+		return ""
+	})
 	// Each member's DaemonSet controller (none runs here) reports its
 	// node's pod ready.
 	for _, name := range []string{"cluster1", "cluster2"} {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -215,6 +216,45 @@ func (r *Reconciler) writeDaemonSetStatus(ctx context.Context, tpl *unstructured
 	}
 	if err := r.Client.Status().Patch(ctx, ds, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("failed to write the status of DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+	}
+	return nil
+}
+
+// writeCronJobStatus writes into the template's status the latest schedule
+// and success of its member copies (each runs its own schedule). Its
+// active Jobs are the members' and are not listed.
+func (r *Reconciler) writeCronJobStatus(ctx context.Context, tpl *unstructured.Unstructured, members []string, conns map[string]client.Client) error {
+	cj := &batchv1.CronJob{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tpl.Object, cj); err != nil {
+		return fmt.Errorf("failed to read CronJob %s/%s: %w", tpl.GetNamespace(), tpl.GetName(), err)
+	}
+	before := cj.DeepCopy()
+	latest := func(a, b *metav1.Time) *metav1.Time {
+		if b == nil || (a != nil && !a.Before(b)) {
+			return a
+		}
+		return b.DeepCopy()
+	}
+	for _, name := range members {
+		c, ok := conns[name]
+		if !ok {
+			continue
+		}
+		m := &batchv1.CronJob{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cj), m); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("failed to read CronJob %s/%s in member %q: %w", cj.Namespace, cj.Name, name, err)
+		}
+		cj.Status.LastScheduleTime = latest(cj.Status.LastScheduleTime, m.Status.LastScheduleTime)
+		cj.Status.LastSuccessfulTime = latest(cj.Status.LastSuccessfulTime, m.Status.LastSuccessfulTime)
+	}
+	if equality.Semantic.DeepEqual(before.Status, cj.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, cj, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to write the status of CronJob %s/%s: %w", cj.Namespace, cj.Name, err)
 	}
 	return nil
 }
