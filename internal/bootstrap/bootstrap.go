@@ -66,6 +66,13 @@ func Apply(ctx context.Context, c client.Client, o Options) error {
 	if o.WebhookURL == "" {
 		return nil
 	}
+	return ApplyWebhooks(ctx, c, o)
+}
+
+// ApplyWebhooks writes the webhook configurations o asks for (o.WebhookURL
+// and o.WebhookCA), as Apply does; run again when the webhook server's CA
+// changes (a renewed certificate), it points the API server at the new one.
+func ApplyWebhooks(ctx context.Context, c client.Client, o Options) error {
 	hooks, err := Webhooks(o.WebhookURL, o.WebhookCA, o.FailurePolicy)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -173,7 +174,8 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 		// the mounted Secret is rotated.
 		webhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: f.webhookHost, Port: f.webhookPort, CertDir: f.webhookCertDir})
 	}
-	if err := runBootstrap(cmd.Context(), cfg, f); err != nil {
+	boot, err := runBootstrap(cmd.Context(), cfg, f)
+	if err != nil {
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -191,6 +193,11 @@ func runController(cmd *cobra.Command, f *controllerFlags) error {
 	})
 	if err != nil {
 		return fmt.Errorf("failed to create the controller manager: %w", err)
+	}
+	if boot != nil {
+		if err := mgr.Add(boot); err != nil {
+			return fmt.Errorf("failed to add the webhook CA follower: %w", err)
+		}
 	}
 	if f.prometheus.URL != "" {
 		src, err := traffic.New(f.prometheus)
@@ -332,32 +339,61 @@ type everyReplica struct{ manager.Runnable }
 func (everyReplica) NeedLeaderElection() bool { return false }
 
 // runBootstrap writes what --bootstrap asks for into the management
-// cluster.
-func runBootstrap(ctx context.Context, cfg *rest.Config, f *controllerFlags) error {
+// cluster. With --bootstrap-webhook-url it returns a runnable that points
+// the webhook configurations at a renewed CA (ca.crt of --webhook-cert-dir,
+// read every minute): no cainjector serves a management API server of
+// Meridian's own.
+func runBootstrap(ctx context.Context, cfg *rest.Config, f *controllerFlags) (manager.Runnable, error) {
 	b := f.bootstrap
 	if !b.enabled {
 		if b.webhookURL != "" {
-			return fmt.Errorf("invalid --bootstrap-webhook-url: it needs --bootstrap")
+			return nil, fmt.Errorf("invalid --bootstrap-webhook-url: it needs --bootstrap")
 		}
-		return nil
+		return nil, nil
 	}
 	o := bootstrap.Options{FieldManager: "meridian-controller", Namespace: f.opts.Namespace, WebhookURL: b.webhookURL, FailurePolicy: b.failurePolicy}
+	caFile := filepath.Join(f.webhookCertDir, "ca.crt")
 	if b.webhookURL != "" {
 		if f.webhookCertDir == "" {
-			return fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir, which is not set")
+			return nil, fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir, which is not set")
 		}
-		ca, err := os.ReadFile(filepath.Join(f.webhookCertDir, "ca.crt"))
+		ca, err := os.ReadFile(caFile)
 		if err != nil {
-			return fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir: %w", err)
+			return nil, fmt.Errorf("invalid --bootstrap-webhook-url: the webhook configurations trust ca.crt of --webhook-cert-dir: %w", err)
 		}
 		o.WebhookCA = ca
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
-		return fmt.Errorf("failed to create a client of the management cluster: %w", err)
+		return nil, fmt.Errorf("failed to create a client of the management cluster: %w", err)
 	}
 	if err := bootstrap.Apply(ctx, c, o); err != nil {
-		return fmt.Errorf("bootstrap of the management cluster: %w", err)
+		return nil, fmt.Errorf("bootstrap of the management cluster: %w", err)
 	}
-	return nil
+	if b.webhookURL == "" {
+		return nil, nil
+	}
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			ca, err := os.ReadFile(caFile)
+			if err != nil || bytes.Equal(ca, o.WebhookCA) {
+				continue // a Secret being rotated is read again at the next tick
+			}
+			next := o
+			next.WebhookCA = ca
+			if err := bootstrap.ApplyWebhooks(ctx, c, next); err != nil {
+				ctrl.Log.Error(err, "Failed to point the webhook configurations at the renewed CA")
+				continue
+			}
+			o = next
+			ctrl.Log.Info("Webhook configurations trust the renewed CA", "file", caFile)
+		}
+	}), nil
 }

@@ -324,11 +324,20 @@ func (r *Result) overrideRules(u *unstructured.Unstructured) ([]multiclusterv1al
 				warn = append(warn, field+".targetCluster.exclude: not carried over: target the clusters by name or label instead")
 			}
 			if fs, ok := t["fieldSelector"].(map[string]any); ok {
-				regions, rest := regionsOf(fs)
-				rule.TargetClusters.Regions = regions
-				for _, e := range rest {
-					warn = append(warn, fmt.Sprintf("%s.targetCluster.fieldSelector.matchExpressions[%d]: not carried over: only region In maps to targetClusters.regions; use a label for the rest", field, e))
+				regions, byRegion, rest := regionsOf(fs)
+				if byRegion && len(regions) == 0 {
+					warn = append(warn, field+".targetCluster.fieldSelector: no region passes every expression; the rule matches no cluster and is not carried over")
+					continue
 				}
+				if len(rest) > 0 {
+					// A target without those expressions would match more
+					// clusters than Karmada's: the rule is left out.
+					for _, e := range rest {
+						warn = append(warn, fmt.Sprintf("%s.targetCluster.fieldSelector.matchExpressions[%d]: only region In maps to targetClusters.regions; the rule is not carried over: target the clusters by name or label", field, e))
+					}
+					continue
+				}
+				rule.TargetClusters.Regions = regions
 			}
 		}
 		o, _ := m["overriders"].(map[string]any)
@@ -427,10 +436,12 @@ func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-// regionsOf reads a Karmada cluster field selector: the regions its
-// "region In" expressions name, and the indexes of the expressions that
-// say anything else (provider, zone, NotIn).
-func regionsOf(fs map[string]any) (regions []string, rest []int) {
+// regionsOf reads a Karmada cluster field selector: the regions every
+// "region In" expression allows (Karmada ANDs them), whether there was
+// one, and the indexes of the expressions that say anything else
+// (provider, zone, NotIn).
+func regionsOf(fs map[string]any) (regions []string, byRegion bool, rest []int) {
+	first := true
 	for i, raw := range asSlice(fs["matchExpressions"]) {
 		e, _ := raw.(map[string]any)
 		k, _ := e["key"].(string)
@@ -439,11 +450,18 @@ func regionsOf(fs map[string]any) (regions []string, rest []int) {
 			rest = append(rest, i)
 			continue
 		}
+		var values []string
 		for _, v := range asSlice(e["values"]) {
-			if s, ok := v.(string); ok {
-				regions = append(regions, s)
+			if s, ok := v.(string); ok && !slices.Contains(values, s) {
+				values = append(values, s)
 			}
 		}
+		byRegion = true
+		if first {
+			regions, first = values, false
+			continue
+		}
+		regions = slices.DeleteFunc(regions, func(r string) bool { return !slices.Contains(values, r) })
 	}
-	return regions, rest
+	return regions, byRegion, rest
 }

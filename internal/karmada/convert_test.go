@@ -1,7 +1,10 @@
 package karmada_test
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +124,57 @@ func TestExampleApplicationConvertsToItsPolicies(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the example's policies (-ours +converted from Karmada's):\n%s", diff)
+	}
+}
+
+// TestOverrideTargetsByRegionNeverWiden: Karmada ANDs a field selector's
+// expressions; a converted rule targets the regions all of them allow, and
+// a rule with an expression Meridian cannot express is left out (with a
+// warning) rather than applied to more clusters than Karmada's.
+func TestOverrideTargetsByRegionNeverWiden(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "karmada.yaml")
+	if err := os.WriteFile(file, []byte(`
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: eu, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+    - targetCluster:
+        fieldSelector:
+          matchExpressions:
+            - {key: region, operator: In, values: [rennes, lille]}
+            - {key: region, operator: In, values: [lille, nantes]}
+      overriders: {labelsOverrider: [{operator: add, value: {a: "1"}}]}
+    - targetCluster:
+        fieldSelector:
+          matchExpressions:
+            - {key: region, operator: In, values: [rennes]}
+            - {key: provider, operator: In, values: [aws]}
+      overriders: {labelsOverrider: [{operator: add, value: {b: "1"}}]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := karmada.Convert(testenv.ReadManifests(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rule := range r.Policies[0].(*multiclusterv1alpha1.PropagationPolicy).Spec.Overrides {
+		got = append(got, fmt.Sprintf("%s: regions %v", rule.Name, rule.TargetClusters.Regions))
+	}
+	if diff := cmp.Diff([]string{"eu-0: regions [lille]"}, got); diff != "" {
+		t.Errorf("converted rules (-want +got):\n%s", diff)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "spec.overrideRules[1].targetCluster.fieldSelector.matchExpressions[1]: only region In")
+	}) {
+		t.Errorf("warnings %v; want one naming the provider expression", r.Warnings)
 	}
 }

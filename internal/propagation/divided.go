@@ -116,9 +116,9 @@ var jobSelectorLabels = []string{"controller-uid", batchv1.ControllerUidLabel, "
 
 // JobCopy returns a member's copy of a plain Job running parallelism pods
 // for completions (nil: the Job has none): Copy's, with the owner's labels
-// on the pod template, and without the selector and labels the management
+// on the pod template, without the selector and labels the management
 // cluster's API server generated for it (unless spec.manualSelector), which
-// the member's generates anew.
+// the member's generates anew, and without ttlSecondsAfterFinished.
 func JobCopy(tpl *unstructured.Unstructured, owner Owner, parallelism int32, completions *int32) (*unstructured.Unstructured, error) {
 	if tpl.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "batch", Kind: "Job"}) {
 		return nil, fmt.Errorf("%s %s is not a Job", tpl.GetKind(), klog.KObj(tpl))
@@ -147,6 +147,9 @@ func JobCopy(tpl *unstructured.Unstructured, owner Owner, parallelism int32, com
 	if err := unstructured.SetNestedField(out.Object, int64(parallelism), "spec", "parallelism"); err != nil {
 		return nil, fmt.Errorf("job %s: spec.parallelism: %w", klog.KObj(tpl), err)
 	}
+	// A member Job its TTL deleted would look to the next pass like a share
+	// never placed, and run again: member Jobs go with the placement.
+	unstructured.RemoveNestedField(out.Object, "spec", "ttlSecondsAfterFinished")
 	if completions == nil {
 		unstructured.RemoveNestedField(out.Object, "spec", "completions")
 	} else if err := unstructured.SetNestedField(out.Object, int64(*completions), "spec", "completions"); err != nil {

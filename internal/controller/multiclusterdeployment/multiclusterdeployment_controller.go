@@ -248,6 +248,9 @@ type Subject struct {
 	// Updated is set by the pass: the members' replicas of their current
 	// template, summed over the ready members.
 	Updated int32
+	// Reported is set by the pass once it reported what the members hold
+	// (Current, Updated, Settled and the status are then theirs).
+	Reported bool
 	// Settled is set by the pass: every member that should hold replicas
 	// has a Deployment of the current spec, which its controller observed,
 	// so that the members' counts describe the current spec.

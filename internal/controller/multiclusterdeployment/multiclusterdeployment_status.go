@@ -26,6 +26,7 @@ func (r *Reconciler) report(s *Subject, p *plan, members map[string]*member, pro
 	st.Selector = metav1.FormatLabelSelector(mcd.Spec.Selector)
 	st.UnplacedReplicas = p.Decision.Unplaced
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
+	s.Reported = true
 	s.Current, s.Updated, s.Settled = 0, 0, prop.err == nil && !prop.waiting && len(prop.unreachable) == 0
 	var pending int32
 	var pendingIn []string

@@ -71,6 +71,9 @@ func (r *Reconciler) placeDivided(ctx context.Context, rp *multiclusterv1alpha1.
 		c.Reason = multiclusterv1alpha1.ReasonOverrideFailed
 		c.Message += "; the members keep the workloads they have"
 	}
+	if !s.Reported {
+		return res, err // the pass stopped before it read the members: their sums are not known
+	}
 	if werr := r.writeTemplateStatus(ctx, tpl, view, s); werr != nil && err == nil {
 		err = werr
 	}

@@ -22,6 +22,9 @@ import (
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
+// ReasonSuspended: a plain Job with spec.suspend true is not placed yet.
+const ReasonSuspended = "Suspended"
+
 // placeJob divides a plain Job's parallel pods (and its completions in
 // proportion) with the MultiClusterJob pass, on a view of it as a
 // MultiClusterJob with the policy's placement; each member gets the Job
@@ -38,6 +41,14 @@ func (r *Reconciler) placeJob(ctx context.Context, rp *multiclusterv1alpha1.Reso
 		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, multiclusterv1alpha1.ReasonInvalidSpec,
 			"spec.completionMode: an Indexed Job's completion indexes are not divided over clusters (each member Job would run indexes from 0 again); use NonIndexed, or a MultiClusterJob")
 		return ctrl.Result{}, nil // the template must change first
+	}
+	if ptr.Deref(job.Spec.Suspend, false) && len(holding(rp)) == 0 {
+		// A queue (Kueue) or its user starts it by setting suspend false,
+		// which re-queues the placement: nothing is placed or reserved
+		// before.
+		conditions.Set(&rp.Status.Conditions, rp.Generation, multiclusterv1alpha1.ConditionPlaced, false, ReasonSuspended,
+			"spec.suspend is true: the Job is placed once it is false")
+		return ctrl.Result{}, nil
 	}
 	view := &multiclusterv1alpha1.MultiClusterJob{ObjectMeta: metav1.ObjectMeta{
 		Namespace: job.Namespace, Name: job.Name, UID: rp.UID, Generation: job.Generation, Labels: job.Labels,

@@ -369,6 +369,9 @@ func (r *Reconciler) observe(ctx context.Context, tpl *unstructured.Unstructured
 			case ok && o.Kind == owner.Kind && o.Name == owner.Name && (o.UID == "" || o.UID == owner.UID):
 				m.Exists = true
 			case propagation.Adoptable(have, tpl.GroupVersionKind()):
+			case ok && o.Kind == owner.Kind && o.Name == owner.Name && propagation.Kept(tpl.GroupVersionKind()):
+				// A Namespace an earlier placement of the same object left
+				// in a member that was away when it was deleted.
 			default:
 				m.Foreign = true
 			}
@@ -407,21 +410,28 @@ func (r *Reconciler) remove(ctx context.Context, c client.Client, member string,
 	return nil
 }
 
-// removeAll deletes the copies from every connected member. A kind the
-// management cluster no longer serves leaves nothing it can name.
+// removeAll deletes the copies from every connected member.
 func (r *Reconciler) removeAll(ctx context.Context, rp *multiclusterv1alpha1.ResourcePlacement, gvk schema.GroupVersionKind) error {
 	owner := propagation.Owner{Kind: Kind, Namespace: rp.Namespace, Name: rp.Name, UID: string(rp.UID)}
+	keys := []client.ObjectKey{}
 	key, err := r.template(rp, gvk)
-	if err != nil {
-		if apimeta.IsNoMatchError(errors.Unwrap(err)) {
-			return nil
-		}
+	switch {
+	case err == nil:
+		keys = append(keys, key)
+	case apimeta.IsNoMatchError(errors.Unwrap(err)):
+		// The management cluster serves the kind no more, so its scope
+		// is unknown: both names are tried (remove ignores what a member
+		// does not serve either).
+		keys = append(keys, client.ObjectKey{Namespace: rp.Namespace, Name: rp.Spec.Resource.Name}, client.ObjectKey{Name: rp.Spec.Resource.Name})
+	default:
 		return err
 	}
 	var errs []error
 	for _, name := range r.Inventory.Members() {
 		if m, ok := r.Inventory.Member(name); ok {
-			errs = append(errs, r.remove(ctx, m.Client, name, gvk, key.Namespace, key.Name, owner))
+			for _, k := range keys {
+				errs = append(errs, r.remove(ctx, m.Client, name, gvk, k.Namespace, k.Name, owner))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -427,10 +427,13 @@ func TestJobsAreDividedLikeMultiClusterJobs(t *testing.T) {
 	}}
 	indexed := job.DeepCopy()
 	indexed.Name, indexed.Spec.CompletionMode = "indexed", ptr.To(batchv1.IndexedCompletion)
+	// A suspended Job (as Kueue makes them) waits, holding no room.
+	queued := job.DeepCopy()
+	queued.Name, queued.Spec.Suspend, queued.Spec.Parallelism, queued.Spec.Completions = "queued", ptr.To(true), ptr.To[int32](1), ptr.To[int32](1)
 	pp := &multiclusterv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: "shop"}}
 	pp.Spec.ResourceSelectors = []multiclusterv1alpha1.ResourceSelector{{APIVersion: "batch/v1", Kind: "Job"}}
 	pp.Spec.Placement = multiclusterv1alpha1.Placement{Policy: multiclusterv1alpha1.WorstFit, Bursting: &multiclusterv1alpha1.Bursting{Enabled: true}}
-	for _, obj := range []client.Object{job, indexed, pp} {
+	for _, obj := range []client.Object{job, indexed, queued, pp} {
 		if err := mgmt.Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
@@ -465,6 +468,25 @@ func TestJobsAreDividedLikeMultiClusterJobs(t *testing.T) {
 	if h := holders(t, clients, indexed); len(h) > 0 {
 		t.Errorf("the Indexed Job was written to %v; want nowhere", h)
 	}
+	eventually(t, "the suspended Job waiting", func() string {
+		return cmp.Diff("False Suspended: spec.suspend is true: the Job is placed once it is false", condition(t, mgmt, "job.batch-queued", multiclusterv1alpha1.ConditionPlaced))
+	})
+	if h := holders(t, clients, queued); len(h) > 0 {
+		t.Errorf("the suspended Job was written to %v; want nowhere", h)
+	}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(queued), queued); err != nil {
+		t.Fatal(err)
+	}
+	queued.Spec.Suspend = ptr.To(false)
+	if err := mgmt.Update(ctx, queued); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the resumed Job placed", func() string {
+		if h := holders(t, clients, queued); len(h) != 1 {
+			return fmt.Sprintf("member Jobs in %v", h)
+		}
+		return ""
+	})
 	// Each member's Job is the template's, with a selector its own API
 	// server generated; its controller (none runs here) reports it
 	// complete.
