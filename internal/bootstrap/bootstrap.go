@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
 	"github.com/meridian-dev/meridian/config"
@@ -190,4 +192,26 @@ func Webhooks(url string, ca []byte, failurePolicy string) ([]*unstructured.Unst
 
 func apply(ctx context.Context, c client.Client, obj *unstructured.Unstructured, fieldManager string) error {
 	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(fieldManager), client.ForceOwnership)
+}
+
+// FollowWebhookCA reads caFile every interval until ctx ends and, when it
+// differs from o.WebhookCA (a renewed certificate), writes the webhook
+// configurations again trusting it: no cainjector serves a management API
+// server of Meridian's own. A file being rotated is read again at the next
+// tick; a failed write is logged and retried.
+func FollowWebhookCA(ctx context.Context, c client.Client, o Options, caFile string, interval time.Duration) {
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
+		ca, err := os.ReadFile(caFile)
+		if err != nil || bytes.Equal(ca, o.WebhookCA) {
+			return
+		}
+		next := o
+		next.WebhookCA = ca
+		if err := ApplyWebhooks(ctx, c, next); err != nil {
+			log.FromContext(ctx).Error(err, "Failed to point the webhook configurations at the renewed CA", "file", caFile)
+			return
+		}
+		o = next
+		log.FromContext(ctx).Info("Webhook configurations trust the renewed CA", "file", caFile)
+	}, interval)
 }

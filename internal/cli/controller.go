@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -374,26 +373,7 @@ func runBootstrap(ctx context.Context, cfg *rest.Config, f *controllerFlags) (ma
 		return nil, nil
 	}
 	return manager.RunnableFunc(func(ctx context.Context) error {
-		t := time.NewTicker(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-			}
-			ca, err := os.ReadFile(caFile)
-			if err != nil || bytes.Equal(ca, o.WebhookCA) {
-				continue // a Secret being rotated is read again at the next tick
-			}
-			next := o
-			next.WebhookCA = ca
-			if err := bootstrap.ApplyWebhooks(ctx, c, next); err != nil {
-				ctrl.Log.Error(err, "Failed to point the webhook configurations at the renewed CA")
-				continue
-			}
-			o = next
-			ctrl.Log.Info("Webhook configurations trust the renewed CA", "file", caFile)
-		}
+		bootstrap.FollowWebhookCA(ctx, c, o, caFile, time.Minute)
+		return nil
 	}), nil
 }
