@@ -114,6 +114,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.StringVar(&f.opts.Namespace, "namespace", controller.DefaultNamespace, "namespace of the leader-election lease, of kubeconfig Secrets that name none, and of the ResourcePlacements of cluster-scoped objects")
 	fl.DurationVar(&f.opts.HeartbeatInterval, "heartbeat-interval", 10*time.Second, "time between two heartbeats of a member cluster")
 	fl.DurationVar(&f.opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "how long a member may take to answer a heartbeat")
+	fl.DurationVar(&f.opts.TokenRenewBefore, "member-token-renew-before", 0, "how long before it expires a member token that meridian join issued is renewed (0: once a third of its lifetime is left)")
 	fl.DurationVar(&f.opts.PendingGrace, "pending-grace", 30*time.Second, "how long replicas may stay Unschedulable in a member before the overflow is placed elsewhere")
 	fl.DurationVar(&f.opts.FailoverGrace, "failover-grace", decide.DefaultTiming.FailoverGrace, "how long a member may be NotReady before its replicas are placed elsewhere (0 holds them until it returns)")
 	fl.DurationVar(&f.opts.AutoscaleInterval, "autoscale-interval", 15*time.Second, "time between two metric readings of a MultiClusterHorizontalPodAutoscaler")

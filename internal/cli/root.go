@@ -33,6 +33,8 @@ placement code:
 		newBrokerCommand(),
 		newDashboardCommand(),
 		newConvertCommand(),
+		newJoinCommand(),
+		newUnjoinCommand(),
 	)
 	return root
 }

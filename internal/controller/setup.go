@@ -47,6 +47,10 @@ type Options struct {
 	// stops answering turns NotReady (at most their sum).
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
+	// TokenRenewBefore is how long before it expires a member token that
+	// `meridian join` issued is renewed; zero renews once a third of its
+	// lifetime is left.
+	TokenRenewBefore time.Duration
 	// PendingGrace is how long replicas may stay Unschedulable in a member
 	// before the overflow is placed elsewhere.
 	PendingGrace time.Duration
@@ -115,7 +119,7 @@ func SweptKinds() []propagation.SweptKind {
 		// policy most often places are swept, by their metadata only.
 		OwnerKind: resourceplacement.Kind,
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.ResourcePlacement{} },
-		NewLists:  resourceplacement.SweptLists,
+		NewLists:  propagation.MemberLists,
 	}, {
 		OwnerKind: multiclusterservice.Kind,
 		NewOwner:  func() client.Object { return &multiclusterv1alpha1.MultiClusterService{} },
@@ -150,6 +154,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 		Namespace:         opts.Namespace,
 		HeartbeatInterval: opts.HeartbeatInterval,
 		HeartbeatTimeout:  opts.HeartbeatTimeout,
+		TokenRenewBefore:  opts.TokenRenewBefore,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the Cluster controller: %w", err)
 	}

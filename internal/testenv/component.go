@@ -51,3 +51,13 @@ func (c *Cluster) componentConfig(t testing.TB, component string) (*rest.Config,
 	}
 	return u.Config(), nil
 }
+
+// AddUser returns a configuration that reaches c as user, with whatever
+// rights the test binds to that user.
+func (c *Cluster) AddUser(user envtest.User) (*rest.Config, error) {
+	u, err := c.env.AddUser(user, c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("failed to add user %s: %w", user.Name, err)
+	}
+	return u.Config(), nil
+}

@@ -143,6 +143,8 @@ type object struct {
 	uid       types.UID
 	// finalizers is whether it has any, which a reset removes.
 	finalizers bool
+	// deleting is whether its deletion began.
+	deleting bool
 }
 
 // objects lists every object c serves, through discovery: built-in kinds,
@@ -194,7 +196,7 @@ func (c *Cluster) objects(ctx context.Context) (map[types.UID]object, error) {
 			defer mu.Unlock()
 			for _, it := range items.Items {
 				out[it.GetUID()] = object{resource: gvr, namespace: it.GetNamespace(), name: it.GetName(), uid: it.GetUID(),
-					finalizers: len(it.GetFinalizers()) > 0}
+					finalizers: len(it.GetFinalizers()) > 0, deleting: it.GetDeletionTimestamp() != nil}
 			}
 			return nil
 		})

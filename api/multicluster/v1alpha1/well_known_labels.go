@@ -49,3 +49,37 @@ const (
 	// written again.
 	AnnotationSourceVersion = "multicluster.meridian.dev/source-resource-version"
 )
+
+// Labels and annotations of what `meridian join` makes, in the member (its
+// ServiceAccount, roles and bindings) and in the management cluster (the
+// Cluster and its kubeconfig Secret), so that `meridian unjoin` finds all of
+// it and the controller renews the token it issued.
+const (
+	// LabelJoinedCluster is set to the Cluster's name on every object
+	// `meridian join` made for it.
+	LabelJoinedCluster = "multicluster.meridian.dev/joined-cluster"
+	// ManagedByJoin is the value of LabelManagedBy on those objects (not
+	// ManagedByMeridian: they are not workloads the controller removes from
+	// a member it leaves).
+	ManagedByJoin = "meridian-join"
+	// AnnotationClusterID is the member's identity, the UID of its
+	// kube-system namespace (as SIG Multicluster's ClusterProperty
+	// cluster.clusterset.k8s.io names a cluster), so that one member is not
+	// joined twice under two names.
+	AnnotationClusterID = "multicluster.meridian.dev/cluster-id"
+	// AnnotationManagementID is, on the member's ServiceAccount, the
+	// identity of the management cluster that joined it.
+	AnnotationManagementID = "multicluster.meridian.dev/management-id"
+	// AnnotationCreatedByJoin marks a member namespace `meridian join`
+	// created (not one that was there before), which `meridian unjoin`
+	// deletes.
+	AnnotationCreatedByJoin = "multicluster.meridian.dev/created-by-join"
+	// AnnotationTokenServiceAccount is, on a kubeconfig Secret, the
+	// member's ServiceAccount (namespace/name) whose token it holds; the
+	// controller renews that token through the TokenRequest API.
+	AnnotationTokenServiceAccount = "multicluster.meridian.dev/token-service-account"
+	// AnnotationTokenIssued and AnnotationTokenExpires are when the
+	// token was issued and when it expires (RFC 3339).
+	AnnotationTokenIssued  = "multicluster.meridian.dev/token-issued"
+	AnnotationTokenExpires = "multicluster.meridian.dev/token-expires"
+)

@@ -44,6 +44,10 @@ type Reconciler struct {
 	// when its Cluster is deleted; an unreachable member does not hold the
 	// deletion longer.
 	CleanupTimeout time.Duration
+	// TokenRenewBefore is how long before it expires a token `meridian
+	// join` issued is renewed; zero renews once a third of its lifetime is
+	// left (decide.TokenRenewal).
+	TokenRenewBefore time.Duration
 }
 
 func (r *Reconciler) defaults() {
@@ -132,40 +136,74 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	ready := r.connect(ctx, c)
+	ready, renewAt := r.connect(ctx, c)
 	r.Inventory.SetCluster(c, ready)
 	recordHealth(c.Name, ready)
 	if !ready {
 		logger.V(1).Info("Member not ready", "cluster", klog.KObj(c), "message", meta.FindStatusCondition(c.Status.Conditions, multiclusterv1alpha1.ClusterReady).Message)
 	}
-	return ctrl.Result{RequeueAfter: r.HeartbeatInterval}, nil
+	next := r.HeartbeatInterval
+	if !renewAt.IsZero() {
+		next = max(min(next, time.Until(renewAt)), time.Second)
+	}
+	return ctrl.Result{RequeueAfter: next}, nil
 }
 
-// connect reads the kubeconfig, connects the inventory and sends a
-// heartbeat, and records the outcome in c's status. It reports whether the
-// member is ready.
-func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluster) bool {
+// connect reads the kubeconfig, renews its token when it is due, connects
+// the inventory and sends a heartbeat, and records the outcome in c's
+// status. It reports whether the member is ready, and when its token is
+// renewed next (zero for credentials Meridian did not issue).
+func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluster) (bool, time.Time) {
 	key := r.secretKey(c)
 	secret := &corev1.Secret{}
 	if err := r.Client.Get(ctx, key, secret); err != nil {
 		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid,
 			fmt.Sprintf("failed to read kubeconfig Secret %s: %v", key, err))
-		return false
+		return false, time.Time{}
 	}
 	cfg, hash, err := inventory.RESTConfigFromSecret(secret, c.Spec.KubeconfigSecretRef.Key)
 	if err != nil {
 		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
-		return false
+		return false, time.Time{}
+	}
+	token, err := r.tokenOf(secret)
+	if err != nil {
+		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
+		return false, time.Time{}
+	}
+	var renewAt time.Time
+	if token != nil {
+		now := time.Now()
+		if !now.Before(token.lifetime.Expires) {
+			r.setReady(c, metav1.ConditionFalse, ReasonCredentialsExpired, expiredMessage(c, secret, token))
+			return false, time.Time{}
+		}
+		renewAt = token.renewAt
+		if !now.Before(renewAt) {
+			if err := r.renew(ctx, c, secret, cfg, token, now); err != nil {
+				// The old token still works until it expires; the next
+				// pass tries again.
+				log.FromContext(ctx).Error(err, "Failed to renew member token", "cluster", klog.KObj(c))
+				if r.Recorder != nil {
+					r.Recorder.Eventf(c, nil, corev1.EventTypeWarning, ReasonTokenRenewalFailed, "RenewToken", "%s", err.Error())
+				}
+			} else if cfg, hash, err = inventory.RESTConfigFromSecret(secret, c.Spec.KubeconfigSecretRef.Key); err != nil {
+				r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
+				return false, time.Time{}
+			} else if token, err = r.tokenOf(secret); err == nil && token != nil {
+				renewAt = token.renewAt
+			}
+		}
 	}
 	member, err := r.Inventory.Connect(ctx, c.Name, cfg, hash)
 	if err != nil {
 		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonUnreachable, err.Error())
-		return false
+		return false, renewAt
 	}
 	version, err := member.Heartbeat(ctx, r.HeartbeatTimeout)
 	if err != nil {
 		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonUnreachable, err.Error())
-		return false
+		return false, renewAt
 	}
 
 	now := metav1.Now()
@@ -179,7 +217,7 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 	c.Status.Allocated = sum.Allocated
 	r.setReady(c, metav1.ConditionTrue, multiclusterv1alpha1.ClusterReasonConnected,
 		fmt.Sprintf("member answered; %d nodes, %s CPU allocatable", sum.Nodes, sum.Allocatable.Cpu()))
-	return true
+	return true, renewAt
 }
 
 func (r *Reconciler) setReady(c *multiclusterv1alpha1.Cluster, status metav1.ConditionStatus, reason, message string) {

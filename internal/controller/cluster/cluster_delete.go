@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
 // reconcileDelete removes Meridian's objects from the member, forgets it,
@@ -53,17 +52,22 @@ func (r *Reconciler) cleanupMember(ctx context.Context, c *multiclusterv1alpha1.
 	owned := client.MatchingLabels{multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian}
 	background := client.PropagationPolicy(metav1.DeletePropagationBackground)
 	var errs []error
-	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &batchv1.JobList{}, &corev1.ServiceList{}} {
-		if err := member.Client.List(ctx, list, owned); err != nil {
-			errs = append(errs, fmt.Errorf("failed to list %T of Meridian in member %q: %w", list, c.Name, err))
+	// Listed from the API server: the member's cache may not watch a kind.
+	for _, list := range propagation.MemberLists() {
+		err := member.APIReader.List(ctx, list, owned)
+		if meta.IsNoMatchError(err) {
+			continue // the member does not serve this kind (an optional CRD)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("failed to list %s of Meridian in member %q: %w", list.GetObjectKind().GroupVersionKind().Kind, c.Name, err))
 			continue
 		}
-		err := meta.EachListItem(list, func(o runtime.Object) error {
+		err = meta.EachListItem(list, func(o runtime.Object) error {
 			obj := o.(client.Object)
 			if err := member.Client.Delete(ctx, obj, background); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("failed to delete %s %s from member %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj), c.Name, err)
 			}
-			log.FromContext(ctx).Info("Deleted Meridian's object from a member being removed", "member", c.Name, "kind", fmt.Sprintf("%T", obj), "object", klog.KObj(obj))
+			log.FromContext(ctx).Info("Deleted Meridian's object from a member being removed", "member", c.Name, "kind", obj.GetObjectKind().GroupVersionKind().Kind, "object", klog.KObj(obj))
 			return nil
 		})
 		if err != nil {

@@ -502,26 +502,3 @@ func setReady(rp *multiclusterv1alpha1.ResourcePlacement) {
 		conditions.Requirement{Type: multiclusterv1alpha1.ConditionAvailable, Status: metav1.ConditionTrue, MayBeAbsent: true},
 	)
 }
-
-// sweptKinds are the kinds of member objects the orphan sweeper checks for
-// a ResourcePlacement that is gone (deleted while a member was
-// unreachable): the kinds policies most often place. A copy of another
-// kind left in such a member stays until removed by hand.
-var sweptKinds = []schema.GroupVersionKind{
-	{Group: "apps", Version: "v1", Kind: "DeploymentList"}, {Group: "apps", Version: "v1", Kind: "StatefulSetList"},
-	{Group: "apps", Version: "v1", Kind: "DaemonSetList"}, {Group: "apps", Version: "v1", Kind: "ReplicaSetList"}, {Group: "batch", Version: "v1", Kind: "JobList"},
-	{Group: "batch", Version: "v1", Kind: "CronJobList"}, {Version: "v1", Kind: "ServiceList"}, {Version: "v1", Kind: "ConfigMapList"},
-	{Version: "v1", Kind: "SecretList"}, {Version: "v1", Kind: "ServiceAccountList"}, {Version: "v1", Kind: "PersistentVolumeClaimList"},
-}
-
-// SweptLists returns empty metadata lists of sweptKinds for the orphan
-// sweeper.
-func SweptLists() []client.ObjectList {
-	out := make([]client.ObjectList, 0, len(sweptKinds))
-	for _, gvk := range sweptKinds {
-		l := &metav1.PartialObjectMetadataList{}
-		l.SetGroupVersionKind(gvk)
-		out = append(out, l)
-	}
-	return out
-}

@@ -1,0 +1,88 @@
+package join
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// side is one cluster Join writes to.
+type side struct {
+	// name says which cluster in messages: "member" or "management".
+	name string
+	c    client.Client
+	out  io.Writer
+}
+
+// toApply turns a typed object into what server-side apply takes: no
+// status, no zero creation timestamp.
+func toApply(obj client.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+// describe names obj as kubectl does: Kind namespace/name.
+func describe(obj client.Object) string {
+	return fmt.Sprintf("%s %s", obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj))
+}
+
+// apply server-side applies obj and says whether it was created,
+// configured or left unchanged.
+func (s side) apply(ctx context.Context, obj client.Object) error {
+	u, err := toApply(obj)
+	if err != nil {
+		return err
+	}
+	before := &unstructured.Unstructured{}
+	before.SetGroupVersionKind(u.GroupVersionKind())
+	verb := "configured"
+	switch err := s.c.Get(ctx, client.ObjectKeyFromObject(u), before); {
+	case apierrors.IsNotFound(err):
+		verb = "created"
+	case err != nil:
+		return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
+	}
+	if err := s.c.Patch(ctx, u, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("failed to apply %s in the %s: %w", describe(obj), s.name, err)
+	}
+	if verb == "configured" && u.GetResourceVersion() == before.GetResourceVersion() {
+		verb = "unchanged"
+	}
+	_, err = fmt.Fprintf(s.out, "%s: %s %s\n", s.name, describe(obj), verb)
+	return err
+}
+
+// print writes obj as YAML, for a dry run.
+func (s side) print(obj client.Object) error {
+	u, err := toApply(obj)
+	if err != nil {
+		return err
+	}
+	data, err := yaml.Marshal(u.Object)
+	if err != nil {
+		return fmt.Errorf("failed to print %s: %w", describe(obj), err)
+	}
+	_, err = fmt.Fprintf(s.out, "# %s\n---\n%s", s.name, data)
+	return err
+}
+
+// write applies obj, or prints it on a dry run.
+func (s side) write(ctx context.Context, obj client.Object, dryRun bool) error {
+	if dryRun {
+		return s.print(obj)
+	}
+	return s.apply(ctx, obj)
+}

@@ -1,0 +1,274 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/propagation"
+)
+
+// Sentinel errors of an unjoin.
+var (
+	// ErrStillRunning means the member still holds Meridian's workloads.
+	ErrStillRunning = errors.New("member still runs Meridian's objects")
+	// ErrNotJoined means the Cluster was not made by Join.
+	ErrNotJoined = errors.New("not made by meridian join")
+	// ErrCleanupTimeout means the Cluster was not released in time.
+	ErrCleanupTimeout = errors.New("timed out")
+)
+
+// DrainTaint is the taint Unjoin puts on a Cluster to move Meridian's
+// workloads away from it.
+const DrainTaint = "multicluster.meridian.dev/unjoin"
+
+// UnjoinOptions say how to take a member away.
+type UnjoinOptions struct {
+	// Name of the Cluster.
+	Name string
+	// Namespace as given to Join; DefaultNamespace when empty.
+	Namespace string
+	// Drain taints the Cluster NoExecute first and waits until the member
+	// holds none of Meridian's objects.
+	Drain bool
+	// Force goes on while the member still holds Meridian's objects (they
+	// are deleted), for a Cluster Join did not make, and when the controller
+	// does not release the Cluster in Timeout (its finalizer is removed).
+	Force bool
+	// Timeout bounds the drain and the controller's cleanup; 5 minutes
+	// when zero.
+	Timeout time.Duration
+	// Poll is the time between two looks while waiting; 2 s when zero.
+	Poll time.Duration
+}
+
+// Unjoin takes the member that member reaches out of the management
+// cluster that management reaches, removing what Join made on both sides,
+// and tells out what it did.
+func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOptions, out io.Writer) error {
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.Poll == 0 {
+		o.Poll = 2 * time.Second
+	}
+	mb, err := connect(member, "member", out)
+	if err != nil {
+		return err
+	}
+	mg, err := connect(management, "management cluster", out)
+	if err != nil {
+		return err
+	}
+	if _, err := mb.identity(ctx); err != nil {
+		return err
+	}
+	c := &multiclusterv1alpha1.Cluster{}
+	err = mg.c.Get(ctx, client.ObjectKey{Name: o.Name}, c)
+	switch {
+	case apierrors.IsNotFound(err):
+		c = nil
+	case err != nil:
+		return fmt.Errorf("failed to read Cluster %q: %w", o.Name, err)
+	case c.Labels[multiclusterv1alpha1.LabelJoinedCluster] != o.Name && !o.Force:
+		return fmt.Errorf("%w: Cluster %q has no label %s=%s; delete it yourself, or pass --force", ErrNotJoined, o.Name, multiclusterv1alpha1.LabelJoinedCluster, o.Name)
+	}
+	if c != nil {
+		if o.Drain {
+			if err := drain(ctx, mg, mb, c, o, out); err != nil {
+				return err
+			}
+		}
+		left, err := meridianObjects(ctx, mb.c)
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 && !o.Force {
+			return fmt.Errorf("%w: %s; move them away first (--drain taints the Cluster %s:NoExecute and waits), or pass --force to delete them", ErrStillRunning, summary(left), DrainTaint)
+		}
+		if err := deleteCluster(ctx, mg, mb, c, o, out); err != nil {
+			return err
+		}
+	}
+	return removeJoined(ctx, mg, mb, o, out)
+}
+
+// meridianObjects lists what Meridian made in the member, by kind.
+func meridianObjects(ctx context.Context, c client.Client) ([]client.Object, error) {
+	var out []client.Object
+	for _, list := range propagation.MemberLists() {
+		err := c.List(ctx, list, client.MatchingLabels{multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByMeridian})
+		if meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to list the member's %s: %w", strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List"), err)
+		}
+		kind := strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List")
+		if err := meta.EachListItem(list, func(o runtime.Object) error {
+			obj := o.(client.Object)
+			obj.GetObjectKind().SetGroupVersionKind(list.GetObjectKind().GroupVersionKind().GroupVersion().WithKind(kind))
+			out = append(out, obj)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// summary names up to five objects and counts the rest.
+func summary(objs []client.Object) string {
+	names := make([]string, 0, 5)
+	for _, o := range objs[:min(5, len(objs))] {
+		names = append(names, describe(o))
+	}
+	s := strings.Join(names, ", ")
+	if len(objs) > 5 {
+		s += fmt.Sprintf(" and %d more", len(objs)-5)
+	}
+	return s
+}
+
+// drain taints the Cluster NoExecute, so that placement moves every
+// workload away, and waits until the member holds none of Meridian's
+// objects, saying how many are left.
+func drain(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1.Cluster, o UnjoinOptions, out io.Writer) error {
+	if !slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool { return t.Key == DrainTaint }) {
+		before := c.DeepCopy()
+		c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: DrainTaint, Effect: corev1.TaintEffectNoExecute})
+		if err := mg.c.Patch(ctx, c, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("failed to taint Cluster %q %s:NoExecute: %w", c.Name, DrainTaint, err)
+		}
+		fmt.Fprintf(out, "management cluster: Cluster %s tainted %s:NoExecute\n", c.Name, DrainTaint)
+	}
+	last := -1
+	err := wait.PollUntilContextTimeout(ctx, o.Poll, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		left, err := meridianObjects(ctx, mb.c)
+		if err != nil {
+			return false, err
+		}
+		if len(left) != last {
+			fmt.Fprintf(out, "member: %d of Meridian's objects left\n", len(left))
+			last = len(left)
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: the member still holds Meridian's objects %v after the drain began (is meridian controller running?): %w", ErrCleanupTimeout, o.Timeout, err)
+	}
+	return nil
+}
+
+// deleteCluster deletes the Cluster and waits for the controller to release
+// it; with Force, a Cluster still held after Timeout loses its finalizer and
+// Meridian's objects are deleted from the member here.
+func deleteCluster(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1.Cluster, o UnjoinOptions, out io.Writer) error {
+	if err := mg.c.Delete(ctx, c); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete Cluster %q: %w", c.Name, err)
+	}
+	fmt.Fprintf(out, "management cluster: Cluster %s deleted, waiting for the controller to clean the member up\n", c.Name)
+	err := wait.PollUntilContextTimeout(ctx, o.Poll, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		err := mg.c.Get(ctx, client.ObjectKeyFromObject(c), &multiclusterv1alpha1.Cluster{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err == nil {
+		return nil
+	}
+	if !o.Force {
+		return fmt.Errorf("%w: Cluster %q is still there %v after its deletion (is meridian controller running? --force removes its finalizer and Meridian's objects from the member): %w", ErrCleanupTimeout, c.Name, o.Timeout, err)
+	}
+	left, err := meridianObjects(ctx, mb.c)
+	if err != nil {
+		return err
+	}
+	for _, obj := range left {
+		if err := mb.c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("failed to delete %s from the member: %w", describe(obj), err)
+		}
+		fmt.Fprintf(out, "member: %s deleted\n", describe(obj))
+	}
+	held := &multiclusterv1alpha1.Cluster{}
+	if err := mg.c.Get(ctx, client.ObjectKeyFromObject(c), held); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	before := held.DeepCopy()
+	held.Finalizers = nil
+	if err := mg.c.Patch(ctx, held, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to remove the finalizers of Cluster %q: %w", c.Name, err)
+	}
+	fmt.Fprintf(out, "management cluster: Cluster %s released\n", c.Name)
+	return nil
+}
+
+// removeJoined deletes what Join made for the Cluster: the Secret in the
+// management cluster, the bindings, roles and ServiceAccount in the member,
+// and the member's namespace when Join created it.
+func removeJoined(ctx context.Context, mg, mb *cluster, o UnjoinOptions, out io.Writer) error {
+	mine := client.MatchingLabels{multiclusterv1alpha1.LabelJoinedCluster: o.Name, multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByJoin}
+	secret := secretObject(Options{Name: o.Name, Namespace: o.Namespace})
+	var objs []struct {
+		s   *cluster
+		obj client.Object
+	}
+	objs = append(objs, struct {
+		s   *cluster
+		obj client.Object
+	}{mg, secret})
+	for _, list := range []client.ObjectList{&rbacv1.ClusterRoleBindingList{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleList{}, &rbacv1.RoleList{}, &corev1.ServiceAccountList{}, &corev1.NamespaceList{}} {
+		if err := mb.c.List(ctx, list, mine); err != nil {
+			return fmt.Errorf("failed to list the member's %T made by meridian join: %w", list, err)
+		}
+		if err := meta.EachListItem(list, func(o runtime.Object) error {
+			objs = append(objs, struct {
+				s   *cluster
+				obj client.Object
+			}{mb, o.(client.Object)})
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, x := range objs {
+		if ns, ok := x.obj.(*corev1.Namespace); ok && ns.Annotations[multiclusterv1alpha1.AnnotationCreatedByJoin] != "true" {
+			continue
+		}
+		err := x.s.c.Delete(ctx, x.obj)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("failed to delete %T %s from the %s: %w", x.obj, klog.KObj(x.obj), x.s.name, err)
+		}
+		fmt.Fprintf(out, "%s: %s %s deleted\n", x.s.name, kindOf(x.obj), klog.KObj(x.obj))
+	}
+	return nil
+}
+
+// kindOf names a typed object's kind.
+func kindOf(obj client.Object) string {
+	t := fmt.Sprintf("%T", obj)
+	return t[strings.LastIndex(t, ".")+1:]
+}
