@@ -335,8 +335,8 @@ func runWebPod(t *testing.T, c client.Client) {
 	}
 	pm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
-		"metadata":   map[string]any{"name": "web-0", "namespace": "shop"},
-		"timestamp":  time.Now().UTC().Format(time.RFC3339), "window": "15s",
+		"metadata":  map[string]any{"name": "web-0", "namespace": "shop"},
+		"timestamp": time.Now().UTC().Format(time.RFC3339), "window": "15s",
 		"containers": []any{map[string]any{"name": "web", "usage": map[string]any{"cpu": "50m", "memory": "10Mi"}}},
 	}}
 	pm.SetLabels(labels)
