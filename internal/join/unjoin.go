@@ -109,6 +109,9 @@ func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOption
 			return err
 		}
 	}
+	if err := removeMadeNamespaces(ctx, mb, member, out); err != nil {
+		return err
+	}
 	return removeJoined(ctx, mg, mb, o, out)
 }
 
