@@ -49,6 +49,8 @@ The binaries are the ones 'make k8s-bin' builds; all state lives in one folder
 		newTestbedUpCommand(o),
 		newTestbedStatusCommand(o),
 		newTestbedDownCommand(o),
+		newTestbedAddCommand(o),
+		newTestbedRemoveCommand(o),
 		newTestbedLoadCommand(o),
 		newTestbedProfilesCommand(),
 	)

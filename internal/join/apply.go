@@ -75,7 +75,7 @@ func (s side) print(obj client.Object) error {
 	if err != nil {
 		return fmt.Errorf("failed to print %s: %w", describe(obj), err)
 	}
-	_, err = fmt.Fprintf(s.out, "# %s\n---\n%s", s.name, data)
+	_, err = fmt.Fprintf(s.out, "---\n# in the %s\n%s", s.name, data)
 	return err
 }
 

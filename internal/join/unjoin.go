@@ -129,6 +129,11 @@ func meridianObjects(ctx context.Context, c client.Client) ([]client.Object, err
 		kind := strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List")
 		if err := meta.EachListItem(list, func(o runtime.Object) error {
 			obj := o.(client.Object)
+			// A ReplicaSet of a member Deployment carries its labels but
+			// is the member's: it goes with the Deployment.
+			if metav1.GetControllerOf(obj) != nil {
+				return nil
+			}
 			obj.GetObjectKind().SetGroupVersionKind(list.GetObjectKind().GroupVersionKind().GroupVersion().WithKind(kind))
 			out = append(out, obj)
 			return nil
