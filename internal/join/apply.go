@@ -7,10 +7,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/meridian-dev/meridian/internal/manifest"
 )
 
 // side is one cluster Join writes to.
@@ -21,19 +22,6 @@ type side struct {
 	out  io.Writer
 }
 
-// toApply turns a typed object into what server-side apply takes: no
-// status, no zero creation timestamp.
-func toApply(obj client.Object) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("failed to convert %T: %w", obj, err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	delete(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	return u, nil
-}
-
 // describe names obj as kubectl does: Kind namespace/name.
 func describe(obj client.Object) string {
 	return fmt.Sprintf("%s %s", obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj))
@@ -42,7 +30,7 @@ func describe(obj client.Object) string {
 // apply server-side applies obj and says whether it was created,
 // configured or left unchanged.
 func (s side) apply(ctx context.Context, obj client.Object) error {
-	u, err := toApply(obj)
+	u, err := manifest.ForApply(obj)
 	if err != nil {
 		return err
 	}
@@ -55,11 +43,18 @@ func (s side) apply(ctx context.Context, obj client.Object) error {
 	case err != nil:
 		return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
 	}
-	if err := s.c.Patch(ctx, u, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := s.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("failed to apply %s in the %s: %w", describe(obj), s.name, err)
 	}
-	if verb == "configured" && u.GetResourceVersion() == before.GetResourceVersion() {
-		verb = "unchanged"
+	if verb == "configured" {
+		after := &unstructured.Unstructured{}
+		after.SetGroupVersionKind(u.GroupVersionKind())
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(u), after); err != nil {
+			return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
+		}
+		if after.GetResourceVersion() == before.GetResourceVersion() {
+			verb = "unchanged"
+		}
 	}
 	_, err = fmt.Fprintf(s.out, "%s: %s %s\n", s.name, describe(obj), verb)
 	return err
@@ -67,7 +62,7 @@ func (s side) apply(ctx context.Context, obj client.Object) error {
 
 // print writes obj as YAML, for a dry run.
 func (s side) print(obj client.Object) error {
-	u, err := toApply(obj)
+	u, err := manifest.ForApply(obj)
 	if err != nil {
 		return err
 	}

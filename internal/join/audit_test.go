@@ -1,7 +1,6 @@
 package join_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -98,7 +97,7 @@ func TestMemberRoleIsWhatTheControllerDoes(t *testing.T) {
 	})
 	eventually(t, "the joined member Ready", func() string { return clusterReady(t, env.Management.Client, "edge") })
 
-	objs := readObjects(t, "testdata/exercise.yaml")
+	objs := testenv.ReadManifests(t, "testdata/exercise.yaml")
 	for _, o := range objs {
 		if err := env.Management.Client.Create(t.Context(), o); err != nil {
 			t.Fatalf("failed to create %s %s: %v", o.GetKind(), o.GetName(), err)
@@ -213,7 +212,7 @@ func TestMemberRoleWithoutARuleFails(t *testing.T) {
 	}
 	startController(t, env, controller.Options{})
 	eventually(t, "the joined member Ready", func() string { return clusterReady(t, env.Management.Client, "edge") })
-	for _, o := range readObjects(t, "testdata/exercise.yaml") {
+	for _, o := range testenv.ReadManifests(t, "testdata/exercise.yaml") {
 		if o.GetKind() != "MultiClusterDeployment" {
 			continue
 		}
@@ -243,27 +242,6 @@ func TestMemberRoleWithoutARuleFails(t *testing.T) {
 			return fmt.Sprintf("conditions %v", conds)
 		})
 	}
-}
-
-// readObjects reads a multi-document YAML file.
-func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*unstructured.Unstructured
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			break
-		}
-		if len(u.Object) > 0 {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 func installCRD(t *testing.T, c client.Client, data []byte) {

@@ -63,12 +63,12 @@ func (c *cluster) identity(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
 	if _, err := c.cs.Discovery().ServerVersion(); err != nil {
-		return "", fmt.Errorf("%w: the %s's API server at %s does not answer: %v", ErrUnreachable, c.name, c.host, err)
+		return "", fmt.Errorf("%w: the %s's API server at %s does not answer: %w", ErrUnreachable, c.name, c.host, err)
 	}
 	ns, err := c.cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsForbidden(err) {
-			return "", fmt.Errorf("%w: the %s kubeconfig's user may not get namespaces (cluster-wide), which names the cluster: %v", ErrForbidden, c.name, err)
+			return "", fmt.Errorf("%w: the %s kubeconfig's user may not get namespaces (cluster-wide), which names the cluster: %w", ErrForbidden, c.name, err)
 		}
 		return "", fmt.Errorf("failed to read namespace kube-system of the %s: %w", c.name, err)
 	}

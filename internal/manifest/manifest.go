@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -40,4 +41,18 @@ func Read(r io.Reader) ([]*unstructured.Unstructured, error) {
 		}
 		objs = append(objs, u)
 	}
+}
+
+// ForApply returns a typed object (with its TypeMeta set) as server-side
+// apply takes it: without its status and the zero creation timestamp that
+// a typed object always carries, which would otherwise be applied too.
+func ForApply(obj runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
 }

@@ -7,11 +7,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/manifest"
 )
 
 // Where and how members are registered in the management cluster.
@@ -104,16 +104,11 @@ func register(ctx context.Context, c client.Client, testbed string, p *Profile, 
 	return nil
 }
 
-// applyTyped server-side applies a typed object (with its TypeMeta set),
-// leaving out its status and the zero creation timestamp that a typed
-// object always carries.
+// applyTyped server-side applies a typed object (with its TypeMeta set).
 func applyTyped(ctx context.Context, c client.Client, obj runtime.Object) error {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	u, err := manifest.ForApply(obj)
 	if err != nil {
-		return fmt.Errorf("failed to convert %T: %w", obj, err)
+		return err
 	}
-	u := &unstructured.Unstructured{Object: m}
-	delete(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	return apply(ctx, c, u)
 }
