@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,18 @@ func (p *clusterPair) add(fl *pflag.FlagSet) {
 	fl.StringVar(&p.context, "context", "", "kubeconfig context of the management cluster")
 	fl.StringVar(&p.memberKubeconfig, "member-kubeconfig", "", "kubeconfig of the member, as a cluster administrator (default: the management cluster's kubeconfig file)")
 	fl.StringVar(&p.memberContext, "member-context", "", "kubeconfig context of the member (required)")
+}
+
+// run loads both clusters' configurations and calls do with them and the
+// Cluster's name, the command's one argument.
+func (p *clusterPair) run(do func(ctx context.Context, management, member *rest.Config, name string, out io.Writer) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		management, member, err := p.load()
+		if err != nil {
+			return err
+		}
+		return do(cmd.Context(), management, member, args[0], cmd.OutOrStdout())
+	}
 }
 
 func (p *clusterPair) load() (management, member *rest.Config, err error) {
@@ -61,14 +75,10 @@ under another name, or when a kubeconfig's user lacks a right it needs.`,
 		Example: `  meridian join edge-1 --member-context edge-1 --region eu-west-3 --grid-zone FR --label tier=edge
   meridian join edge-1 --member-kubeconfig edge.yaml --dry-run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			management, member, err := pair.load()
-			if err != nil {
-				return err
-			}
-			o.Name = args[0]
-			return join.Join(cmd.Context(), management, member, o, cmd.OutOrStdout())
-		},
+		RunE: pair.run(func(ctx context.Context, management, member *rest.Config, name string, out io.Writer) error {
+			o.Name = name
+			return join.Join(ctx, management, member, o, out)
+		}),
 	}
 	fl := cmd.Flags()
 	pair.add(fl)
@@ -100,14 +110,10 @@ workloads: --drain taints the Cluster NoExecute so that placement moves them
 away and waits until they are gone; --force deletes them.`,
 		Example: `  meridian unjoin edge-1 --member-context edge-1 --drain`,
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			management, member, err := pair.load()
-			if err != nil {
-				return err
-			}
-			o.Name = args[0]
-			return join.Unjoin(cmd.Context(), management, member, o, cmd.OutOrStdout())
-		},
+		RunE: pair.run(func(ctx context.Context, management, member *rest.Config, name string, out io.Writer) error {
+			o.Name = name
+			return join.Unjoin(ctx, management, member, o, out)
+		}),
 	}
 	fl := cmd.Flags()
 	pair.add(fl)

@@ -12,13 +12,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcscrd "sigs.k8s.io/mcs-api/config/crd"
 
@@ -80,12 +78,12 @@ func TestMemberRoleIsWhatTheControllerDoes(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
 	member, audit := testenv.StartAuditedCluster(t, "audited-member", "WatchList=false")
 	member.AddNode(t, "edge-node", "8", "32Gi")
-	installCRD(t, member.Client, mcscrd.ServiceExportCRD)
+	testenv.InstallCRD(t, member.Client, mcscrd.ServiceExportCRD)
 	podMetricsCRD, err := os.ReadFile("../controller/multiclusterhpa/testdata/podmetrics-crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	installCRD(t, member.Client, podMetricsCRD)
+	testenv.InstallCRD(t, member.Client, podMetricsCRD)
 	env.Management.CreateNamespaces(t, "shop")
 
 	joinEdge(t, env, member.Config, join.Options{Name: "edge", TokenTTL: 10 * time.Minute})
@@ -242,28 +240,6 @@ func TestMemberRoleWithoutARuleFails(t *testing.T) {
 			return fmt.Sprintf("conditions %v", conds)
 		})
 	}
-}
-
-func installCRD(t *testing.T, c client.Client, data []byte) {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.Unmarshal(data, crd); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(t.Context(), crd); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "CRD "+crd.Name+" established", func() string {
-		if err := c.Get(t.Context(), client.ObjectKeyFromObject(crd), crd); err != nil {
-			return err.Error()
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return ""
-			}
-		}
-		return "not established"
-	})
 }
 
 // meridianObjects names what Meridian made in the member.

@@ -57,6 +57,17 @@ func connect(cfg *rest.Config, name string, out io.Writer) (*cluster, error) {
 	return &cluster{side: side{name: name, c: c, out: out}, cs: cs, host: cfg.Host}, nil
 }
 
+// connectBoth makes the clients of the member and the management cluster.
+func connectBoth(management, member *rest.Config, out io.Writer) (mb, mg *cluster, err error) {
+	if mb, err = connect(member, "member", out); err != nil {
+		return nil, nil, err
+	}
+	if mg, err = connect(management, "management cluster", out); err != nil {
+		return nil, nil, err
+	}
+	return mb, mg, nil
+}
+
 // identity checks that the cluster answers and returns its identity, the
 // UID of its kube-system namespace.
 func (c *cluster) identity(ctx context.Context) (string, error) {
@@ -87,11 +98,7 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 	if err != nil {
 		return err
 	}
-	mb, err := connect(member, "member", out)
-	if err != nil {
-		return err
-	}
-	mg, err := connect(management, "management cluster", out)
+	mb, mg, err := connectBoth(management, member, out)
 	if err != nil {
 		return err
 	}

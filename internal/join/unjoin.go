@@ -71,11 +71,7 @@ func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOption
 	if o.Poll == 0 {
 		o.Poll = 2 * time.Second
 	}
-	mb, err := connect(member, "member", out)
-	if err != nil {
-		return err
-	}
-	mg, err := connect(management, "management cluster", out)
+	mb, mg, err := connectBoth(management, member, out)
 	if err != nil {
 		return err
 	}

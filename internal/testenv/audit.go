@@ -41,14 +41,7 @@ type AuditEvent struct {
 // empty, is its --feature-gates.
 func StartAuditedCluster(t testing.TB, name, featureGates string) (*Cluster, *AuditLog) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping test that starts real API servers in -short mode")
-	}
-	setLogger()
-	assets, err := AssetsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	assets := prologue(t)
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -81,4 +84,28 @@ func (e *Env) RegisterMembers(t testing.TB, namespace, cpu, memory string) map[s
 		}
 	}
 	return clients
+}
+
+// InstallCRD creates the CustomResourceDefinition of a YAML document in the
+// cluster c reaches and waits until it is established.
+func InstallCRD(t testing.TB, c client.Client, data []byte) {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, crd); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), crd); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, time.Minute, "CRD "+crd.Name+" established", func() string {
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(crd), crd); err != nil {
+			return err.Error()
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return ""
+			}
+		}
+		return "not established"
+	})
 }

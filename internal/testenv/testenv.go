@@ -97,14 +97,7 @@ func setLogger() {
 // fails t when a server does not start.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping test that starts real API servers in -short mode")
-	}
-	setLogger()
-	assets, err := AssetsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	assets := prologue(t)
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +164,21 @@ func Start(t testing.TB, opts Options) *Env {
 		}
 	}
 	return &Env{Management: clusters[0], Members: clusters[1:]}
+}
+
+// prologue skips t under -short, sets the logger and returns the folder of
+// the binaries, failing t when there is none.
+func prologue(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping test that starts real API servers in -short mode")
+	}
+	setLogger()
+	assets, err := AssetsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return assets
 }
 
 // StartCluster starts one more API server with no CRDs, named name, and

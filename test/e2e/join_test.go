@@ -75,23 +75,7 @@ func TestJoinDrainUnjoinOnTestbed(t *testing.T) {
 	if err := w.mgmt.Create(ctx, mcd); err != nil {
 		t.Fatal(err)
 	}
-	running := func(c client.Client, want int) string {
-		var pods corev1.PodList
-		if err := c.List(ctx, &pods, client.InNamespace("shop"), client.MatchingLabels{"app": "web"}); err != nil {
-			return err.Error()
-		}
-		n := 0
-		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() {
-				n++
-			}
-		}
-		if n != want {
-			return fmt.Sprintf("%d pods Running, want %d", n, want)
-		}
-		return ""
-	}
-	w.waitFor(t, 2*time.Minute, "4 replicas Running in the joined member", func() string { return running(edgeClient, 4) })
+	w.waitFor(t, 2*time.Minute, "4 replicas Running in the joined member", func() string { return runningPods(t, edgeClient, "edge", "web", 4) })
 
 	out.Reset()
 	err = join.Unjoin(ctx, management, edge.Config, join.UnjoinOptions{Name: "edge"}, &out)
@@ -103,7 +87,7 @@ func TestJoinDrainUnjoinOnTestbed(t *testing.T) {
 		t.Fatalf("unjoin --drain: %v\n%s", err, out.String())
 	}
 	t.Logf("unjoin --drain:\n%s", out.String())
-	w.waitFor(t, 2*time.Minute, "4 replicas Running in home", func() string { return running(w.members["home"], 4) })
+	w.waitFor(t, 2*time.Minute, "4 replicas Running in home", func() string { return runningPods(t, w.members["home"], "home", "web", 4) })
 
 	// Nothing join or the controller made is left: in the member no object
 	// of Meridian's or join's (the namespace join made is gone once

@@ -5,9 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcscrd "sigs.k8s.io/mcs-api/config/crd"
@@ -26,7 +24,7 @@ func setup(t *testing.T, members int, withMCS ...string) (*testenv.Env, map[stri
 	env.Management.CreateNamespaces(t, "meridian-system")
 	clients := env.RegisterMembers(t, "meridian-system", "4", "16Gi")
 	for _, name := range withMCS {
-		installServiceExportCRD(t, clients[name])
+		testenv.InstallCRD(t, clients[name], mcscrd.ServiceExportCRD)
 	}
 	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond, OrphanSweepInterval: 500 * time.Millisecond})
@@ -36,30 +34,6 @@ func setup(t *testing.T, members int, withMCS ...string) (*testenv.Env, map[stri
 		t.Fatal(err)
 	}
 	return env, clients
-}
-
-// installServiceExportCRD installs the real ServiceExport CRD shipped with
-// sigs.k8s.io/mcs-api.
-func installServiceExportCRD(t *testing.T, c client.Client) {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.Unmarshal(mcscrd.ServiceExportCRD, crd); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(t.Context(), crd); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "ServiceExport CRD established", func() string {
-		if err := c.Get(t.Context(), client.ObjectKeyFromObject(crd), crd); err != nil {
-			return err.Error()
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return ""
-			}
-		}
-		return "not established"
-	})
 }
 
 func eventually(t *testing.T, what string, check func() string) {
