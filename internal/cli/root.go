@@ -35,6 +35,7 @@ placement code:
 		newConvertCommand(),
 		newJoinCommand(),
 		newUnjoinCommand(),
+		newProbeCommand(),
 	)
 	return root
 }

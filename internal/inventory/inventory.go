@@ -28,6 +28,10 @@ type Options struct {
 	// ChangeInterval is the most often a member's changes are announced to
 	// subscribers; changes in between are merged.
 	ChangeInterval time.Duration
+	// MeasuredLatencyMaxAge is how long a measured round-trip time stands
+	// before the declared one counts again (placement.ChooseLatency);
+	// placement.DefaultMeasuredLatencyMaxAge when zero.
+	MeasuredLatencyMaxAge time.Duration
 }
 
 func (o *Options) defaults() {
@@ -36,6 +40,9 @@ func (o *Options) defaults() {
 	}
 	if o.ChangeInterval == 0 {
 		o.ChangeInterval = time.Second
+	}
+	if o.MeasuredLatencyMaxAge == 0 {
+		o.MeasuredLatencyMaxAge = placement.DefaultMeasuredLatencyMaxAge
 	}
 }
 
@@ -58,6 +65,7 @@ type Inventory struct {
 	// changed; latencyEpoch counts the changes, so that a matrix built from
 	// older latencies is not stored.
 	latency      placement.Latency
+	measured     placement.MeasuredLatency
 	latencyEpoch uint64
 	// snapshots shares what did not change between snapshots.
 	snapshots placement.Snapshots
@@ -66,6 +74,8 @@ type Inventory struct {
 type clusterEntry struct {
 	info      placement.Cluster // without nodes
 	latencies map[string]time.Duration
+	// measured is when the latencies that were measured were.
+	measured map[string]time.Time
 	// notReadySince is when the Cluster's Ready condition last turned away
 	// from True; zero while it is ready.
 	notReadySince time.Time
@@ -277,10 +287,9 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 			Prices:       prices(c.Spec.Prices),
 		},
 		latencies: map[string]time.Duration{},
+		measured:  map[string]time.Time{},
 	}
-	for _, l := range c.Spec.Latencies {
-		e.latencies[string(l.Cluster)] = l.RTT.Duration
-	}
+	e.chooseLatencies(c, time.Now(), inv.opts.MeasuredLatencyMaxAge)
 	if !ready {
 		// The condition's transition time survives restarts of Meridian.
 		e.notReadySince = time.Now()
@@ -288,14 +297,10 @@ func (inv *Inventory) SetCluster(c *multiclusterv1alpha1.Cluster, ready bool) {
 			e.notReadySince = cond.LastTransitionTime.Time
 		}
 	}
-	// Measured latencies win over declared ones.
-	for _, l := range c.Status.Latencies {
-		e.latencies[string(l.Cluster)] = l.RTT.Duration
-	}
 	inv.mu.Lock()
 	old, had := inv.clusters[c.Name]
 	inv.clusters[c.Name] = e
-	if !had || !maps.Equal(old.latencies, e.latencies) {
+	if !had || !maps.Equal(old.latencies, e.latencies) || !maps.EqualFunc(old.measured, e.measured, time.Time.Equal) {
 		inv.latenciesChanged()
 	}
 	inv.mu.Unlock()
@@ -403,13 +408,19 @@ func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement
 		clusters = append(clusters, c)
 		gens = append(gens, gen)
 	}
-	latency, epoch := inv.latency, inv.latencyEpoch
+	latency, measured, epoch := inv.latency, inv.measured, inv.latencyEpoch
 	built := latency == nil
 	if built {
-		latency = placement.Latency{}
+		latency, measured = placement.Latency{}, placement.MeasuredLatency{}
 		for name, e := range inv.clusters {
 			for other, d := range e.latencies {
 				setLatency(latency, name, other, d)
+			}
+			for other, at := range e.measured {
+				if measured[name] == nil {
+					measured[name] = map[string]time.Time{}
+				}
+				measured[name][other] = at
 			}
 		}
 	}
@@ -417,11 +428,44 @@ func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement
 	if built {
 		inv.mu.Lock()
 		if inv.latencyEpoch == epoch {
-			inv.latency = latency
+			inv.latency, inv.measured = latency, measured
 		}
 		inv.mu.Unlock()
 	}
-	return inv.snapshots.New(clusters, gens, latency, traffic)
+	s := inv.snapshots.New(clusters, gens, latency, traffic)
+	s.Measured = measured
+	return s
+}
+
+// chooseLatencies sets e's round-trip times from c: each link's measured
+// one while it is fresh, else its declared one (placement.ChooseLatency).
+func (e *clusterEntry) chooseLatencies(c *multiclusterv1alpha1.Cluster, now time.Time, maxAge time.Duration) {
+	declared := map[string]time.Duration{}
+	for _, l := range c.Spec.Latencies {
+		declared[string(l.Cluster)] = l.RTT.Duration
+	}
+	measured := map[string]multiclusterv1alpha1.ClusterLatency{}
+	for _, l := range c.Status.Latencies {
+		if l.MeasuredAt != nil {
+			measured[string(l.Cluster)] = l
+		}
+	}
+	for _, other := range slices.Sorted(maps.Keys(declared)) {
+		if _, ok := measured[other]; !ok {
+			e.latencies[other] = declared[other]
+		}
+	}
+	for other, m := range measured {
+		d, hasDeclared := declared[other]
+		rtt, at, ok := placement.ChooseLatency(d, hasDeclared, m.RTT.Duration, m.MeasuredAt.Time, true, now, maxAge)
+		if !ok {
+			continue
+		}
+		e.latencies[other] = rtt
+		if !at.IsZero() {
+			e.measured[other] = at
+		}
+	}
 }
 
 // latenciesChanged drops the latency matrix. The caller holds inv.mu.

@@ -35,6 +35,9 @@ type ClusterResult struct {
 	// when the cluster was filtered out.
 	Scores []PluginScore
 	Total  int64
+	// Latency is the round-trip time from the workload's latency origin,
+	// when it has one and the link is known.
+	Latency LatencyFact
 }
 
 // Assignment is the replicas a decision gives one cluster.

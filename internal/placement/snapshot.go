@@ -63,6 +63,10 @@ type Snapshot struct {
 	// Clusters, sorted by name.
 	Clusters []*ClusterInfo
 	Latency  Latency
+	// Measured says which links of Latency were measured, and when; set it
+	// after NewSnapshot. Decisions read only Latency; explanations say
+	// which values were measured.
+	Measured MeasuredLatency
 	// Traffic is, per workload key, the traffic each cluster receives (for
 	// example requests per second); missing means none.
 	Traffic map[string]map[string]float64

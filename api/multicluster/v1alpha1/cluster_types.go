@@ -142,6 +142,12 @@ type ClusterLatency struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
 	RTT metav1.Duration `json:"rtt"`
+
+	// measuredAt is when a measured round-trip time (status.latencies) was
+	// measured; placement uses it while it is fresh and the declared one
+	// (spec.latencies) after. Not set on declared ones.
+	// +optional
+	MeasuredAt *metav1.Time `json:"measuredAt,omitempty"`
 }
 
 // ClusterStatus is what Meridian last observed of a member.
@@ -184,7 +190,15 @@ type ClusterStatus struct {
 	// +optional
 	Allocated corev1.ResourceList `json:"allocated,omitempty"`
 
-	// latencies are the measured round-trip times to other clusters.
+	// probeAddress is where the member's latency prober (meridian probe)
+	// answers the probers of other members, host:port, as it advertises it;
+	// the controller hands it to them as a target.
+	// +optional
+	// +kubebuilder:validation:MaxLength=261
+	ProbeAddress string `json:"probeAddress,omitempty"`
+
+	// latencies are the round-trip times to other clusters that the
+	// member's prober measured, with when.
 	// +optional
 	// +listType=map
 	// +listMapKey=cluster

@@ -1,0 +1,69 @@
+package placement
+
+import "time"
+
+// DefaultMeasuredLatencyMaxAge is how long a measured round-trip time
+// stands for the link: older, the declared one counts again (a prober that
+// stopped answering must not hold a link at its last value for ever).
+const DefaultMeasuredLatencyMaxAge = 2 * time.Minute
+
+// MeasuredLatency is, between two clusters, when the round-trip time of
+// the snapshot's Latency was measured; a link it lacks was declared.
+type MeasuredLatency map[string]map[string]time.Time
+
+// At returns when the link between a and b was measured, in either
+// direction.
+func (m MeasuredLatency) At(a, b string) (time.Time, bool) {
+	if t, ok := m[a][b]; ok {
+		return t, true
+	}
+	t, ok := m[b][a]
+	return t, ok
+}
+
+// ChooseLatency is the rule between a declared and a measured round-trip
+// time of one link: the measurement while it is at most maxAge old at now,
+// else the declaration. It reports the time chosen, when it was measured
+// (zero for a declared one), and false when neither is known.
+func ChooseLatency(declared time.Duration, hasDeclared bool, measured time.Duration, measuredAt time.Time, hasMeasured bool, now time.Time, maxAge time.Duration) (time.Duration, time.Time, bool) {
+	if hasMeasured && !now.After(measuredAt.Add(maxAge)) {
+		return measured, measuredAt, true
+	}
+	return declared, time.Time{}, hasDeclared
+}
+
+// LatencyFact is what a decision knew of the round-trip time between the
+// workload's latency origin (LatencyOrigin, else its first location) and a
+// cluster, for the explanation.
+type LatencyFact struct {
+	// Origin is empty when the workload has none or the link is unknown.
+	Origin string
+	RTT    time.Duration
+	// MeasuredAt is when the RTT was measured; zero when it was declared.
+	MeasuredAt time.Time
+}
+
+// latencyOrigin is the cluster a workload's latencies are counted from.
+func latencyOrigin(w *Workload) string {
+	if w.LatencyOrigin != "" {
+		return w.LatencyOrigin
+	}
+	if len(w.Locations) > 0 {
+		return w.Locations[0]
+	}
+	return ""
+}
+
+// latencyFact returns the snapshot's round-trip time between origin and
+// cluster.
+func (s *Snapshot) latencyFact(origin, cluster string) LatencyFact {
+	if origin == "" || origin == cluster {
+		return LatencyFact{}
+	}
+	rtt, ok := s.Latency.Between(origin, cluster)
+	if !ok {
+		return LatencyFact{}
+	}
+	at, _ := s.Measured.At(origin, cluster)
+	return LatencyFact{Origin: origin, RTT: rtt, MeasuredAt: at}
+}

@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// maxLine bounds a probe line, so that a peer cannot make the echo server
+// buffer without end.
+const maxLine = 64
+
+// Serve answers probes on ln until ctx ends: every line a connection sends
+// is written back.
+func Serve(ctx context.Context, ln net.Listener) error {
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("failed to accept a probe: %w", err)
+		}
+		go echo(ctx, conn)
+	}
+}
+
+func echo(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	r := bufio.NewReaderSize(conn, maxLine)
+	for {
+		_ = conn.SetDeadline(time.Now().Add(time.Minute))
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		if _, err := conn.Write(line); err != nil {
+			return
+		}
+	}
+}
+
+// Measure opens a connection to addr (from the local address source when
+// not empty) and returns the median of samples round trips on it, each a
+// line written and read back; timeout bounds the whole measurement.
+func Measure(ctx context.Context, addr, source string, samples int, timeout time.Duration) (time.Duration, error) {
+	if samples < 1 {
+		samples = 1
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d := net.Dialer{}
+	if source != "" {
+		ip := net.ParseIP(source)
+		if ip == nil {
+			return 0, fmt.Errorf("source address %q is not an IP address", source)
+		}
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, fmt.Errorf("failed to reach the prober at %s: %w", addr, err)
+	}
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	r := bufio.NewReaderSize(conn, maxLine)
+	rtts := make([]time.Duration, 0, samples)
+	for i := range samples {
+		msg := "ping " + strconv.Itoa(i) + "\n"
+		start := time.Now()
+		if _, err := conn.Write([]byte(msg)); err != nil {
+			return 0, fmt.Errorf("failed to probe %s: %w", addr, err)
+		}
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return 0, fmt.Errorf("failed to read the echo of %s: %w", addr, err)
+		}
+		rtts = append(rtts, time.Since(start))
+		if string(line) != msg {
+			return 0, errors.New("the prober at " + addr + " answered " + strconv.Quote(string(line)) + ", not the probe")
+		}
+	}
+	slices.Sort(rtts)
+	return rtts[len(rtts)/2], nil
+}
