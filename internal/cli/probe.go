@@ -21,14 +21,14 @@ import (
 func newProbeCommand() *cobra.Command {
 	var (
 		kubeconfig, kubecontext, listen string
-		p                                probe.Prober
+		p                               probe.Prober
 	)
 	cmd := &cobra.Command{
 		Use:   "probe --advertise HOST:PORT",
 		Short: "Measure this member's round-trip times to the other members (runs in each member)",
 		Long: `Probe runs in a member cluster: it answers the probes of the other members'
 probers on --listen, and every --interval measures its round trips to them
-(the median of --samples line echoes on an open connection). It reads where
+(the shortest of --samples line echoes on an open connection). It reads where
 the others answer from the ConfigMap meridian-probe-targets of --namespace,
 which the controller writes, and writes --advertise and what it measured into
 the ConfigMap meridian-probe, which the controller carries into
@@ -76,7 +76,7 @@ ConfigMaps in its own member (config/rbac/probe/role.yaml).`,
 	fl.StringVar(&p.Address, "advertise", "", "address the other members' probers reach this one at, host:port (required)")
 	fl.StringVar(&p.Source, "source", "", "local IP address probes leave from (default: any)")
 	fl.DurationVar(&p.Interval, "interval", 10*time.Second, "time between two rounds of probes")
-	fl.IntVar(&p.Samples, "samples", 5, "round trips per member and round; the median counts")
+	fl.IntVar(&p.Samples, "samples", 5, "round trips per member and round; the shortest counts")
 	fl.DurationVar(&p.Timeout, "timeout", 3*time.Second, "longest time one member's probes may take")
 	return cmd
 }

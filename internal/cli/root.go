@@ -36,6 +36,7 @@ placement code:
 		newJoinCommand(),
 		newUnjoinCommand(),
 		newProbeCommand(),
+		newLatenciesCommand(),
 	)
 	return root
 }

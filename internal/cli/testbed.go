@@ -51,6 +51,7 @@ The binaries are the ones 'make k8s-bin' builds; all state lives in one folder
 		newTestbedDownCommand(o),
 		newTestbedAddCommand(o),
 		newTestbedRemoveCommand(o),
+		newTestbedNetworkCommand(),
 		newTestbedLoadCommand(o),
 		newTestbedProfilesCommand(),
 	)
@@ -90,6 +91,7 @@ type testbedUpOptions struct {
 	binDir     string
 	timeout    time.Duration
 	quiet      bool
+	probes     bool
 }
 
 func newTestbedUpCommand(parent *testbedOptions) *cobra.Command {
@@ -122,6 +124,7 @@ lines of the failing component's log.`,
 	f.StringVar(&o.binDir, "bin-dir", "", "folder with etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, kwokctl, metrics-server (default: KUBEBUILDER_ASSETS, or the repository's bin/k8s/<version>)")
 	f.DurationVar(&o.timeout, "timeout", testbed.DefaultTimeout, "longest time each cluster may take to start")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not report progress")
+	f.BoolVar(&o.probes, "probes", true, "when the profile declares latencies, run a latency prober in each member behind a network that delays probes by them, so that the controller measures them")
 	return cmd
 }
 
@@ -183,6 +186,7 @@ func (o *testbedUpOptions) run(cmd *cobra.Command) error {
 		Profile:  profile,
 		Timeout:  o.timeout,
 		Progress: o.progress(errOut),
+		Probes:   o.probes && len(profile.LatencyMs) > 0,
 	})
 	if errors.Is(err, testbed.ErrAlreadyUp) {
 		return fmt.Errorf("%w\n  see it:   meridian testbed status%s\n  stop it:  meridian testbed down%s", err, o.flags(cmd), o.flags(cmd))

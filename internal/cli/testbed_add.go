@@ -92,3 +92,25 @@ func newTestbedRemoveCommand(o *testbedOptions) *cobra.Command {
 		},
 	}
 }
+
+func newTestbedNetworkCommand() *cobra.Command {
+	var routes string
+	cmd := &cobra.Command{
+		Use:    "network --routes FILE",
+		Short:  "Run the testbed's network: proxies that delay probes by the profile's latencies (started by 'up')",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rs, err := testbed.ReadRoutes(routes)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(cmd.ErrOrStderr(), "network: %d routes\n", len(rs))
+			return testbed.ServeNetwork(ctx, rs)
+		},
+	}
+	cmd.Flags().StringVar(&routes, "routes", "", "the routes file 'up' writes")
+	return cmd
+}

@@ -13,7 +13,8 @@
 //
 // A round trip is one line written and echoed back on a connection already
 // open, so that neither the TCP handshake nor a connection's slow start is
-// counted; the result is the median of Samples round trips.
+// counted; the result is the shortest of Samples round trips, the link's
+// own delay without the queueing a busy moment adds to some of them.
 package probe
 
 // The prober's rights in its member: its two ConfigMaps, by name, and the

@@ -20,6 +20,11 @@ type Ports struct {
 	KwokController        int `json:"kwokController"`
 	// MetricsServer is set for members only.
 	MetricsServer int `json:"metricsServer,omitempty"`
+	// Probe is where a member's latency prober answers, and ProbeFront
+	// the network's proxy in front of it, which the other members' probers
+	// reach (network.go); members only.
+	Probe      int `json:"probe,omitempty"`
+	ProbeFront int `json:"probeFront,omitempty"`
 }
 
 // portRange is where ports are chosen: below Linux's default ephemeral
@@ -60,7 +65,7 @@ func allocatePorts(roles ...Role) ([]Ports, error) {
 			&out[i].KubeControllerManager, &out[i].KubeScheduler, &out[i].KwokController,
 		}
 		if role == RoleMember {
-			ports = append(ports, &out[i].MetricsServer)
+			ports = append(ports, &out[i].MetricsServer, &out[i].Probe, &out[i].ProbeFront)
 		}
 		for _, p := range ports {
 			port, err := next()

@@ -29,9 +29,13 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, is called after every step of every cluster.
 	Progress func(Progress)
-	// MeridianBinary runs the sharing agents of a profile with Sharing;
-	// the running executable when empty.
+	// MeridianBinary runs the sharing agents of a profile with Sharing,
+	// and the latency probers; the running executable when empty.
 	MeridianBinary string
+	// Probes starts a latency prober (meridian probe) in every member and
+	// the network that delays the probes by the profile's declared
+	// latencies (network.go), so that the controller measures them.
+	Probes bool
 
 	// restarts bounds the restarts of a component that exits while its
 	// cluster starts; defaultRestartPolicy when zero. Tests shorten it.
@@ -263,8 +267,16 @@ func (s *starter) run(ctx context.Context) (*Testbed, error) {
 		return nil, err
 	}
 	tb, err := s.l.testbed(s.st)
-	if err != nil || s.o.Profile.Sharing == nil {
-		return tb, err
+	if err != nil {
+		return nil, err
+	}
+	if s.o.Probes {
+		if err := startProbes(ctx, s.l, tb, s.st, s.o.Profile, s.o.MeridianBinary, s.progress); err != nil {
+			return nil, err
+		}
+	}
+	if s.o.Profile.Sharing == nil {
+		return tb, nil
 	}
 	return tb, startSharing(ctx, s.l, tb, s.o.Profile, s.o.MeridianBinary, s.progress)
 }

@@ -51,6 +51,37 @@ func start(t *testing.T, profile *testbed.Profile) *world {
 // test's own clients reach them directly.
 func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) controller.Options, cut ...string) *world {
 	t.Helper()
+	return startWorld(t, profile, testbed.Options{}, opts, cut...)
+}
+
+// startMeasured is start on a testbed whose members run latency probers
+// behind the network that delays them by the profile's latencies, with a
+// meridian binary built for the test; it returns once every member reports
+// a measured round-trip time to every other.
+func startMeasured(t *testing.T, profile *testbed.Profile) *world {
+	t.Helper()
+	w := startWorld(t, profile, testbed.Options{Probes: true, MeridianBinary: testenv.MeridianBinary(t)}, func(string) controller.Options {
+		return controller.Options{HeartbeatInterval: 2 * time.Second, HeartbeatTimeout: 2 * time.Second, PendingGrace: 5 * time.Second}
+	})
+	w.waitFor(t, time.Minute, "every link measured", func() string {
+		var list multiclusterv1alpha1.ClusterList
+		if err := w.mgmt.List(t.Context(), &list); err != nil {
+			return err.Error()
+		}
+		for _, c := range list.Items {
+			if len(c.Status.Latencies) < len(list.Items)-1 {
+				return fmt.Sprintf("%s measured %d links", c.Name, len(c.Status.Latencies))
+			}
+		}
+		return ""
+	})
+	return w
+}
+
+// startWorld is startWith on a testbed started with up's Probes and
+// MeridianBinary.
+func startWorld(t *testing.T, profile *testbed.Profile, up testbed.Options, opts func(dir string) controller.Options, cut ...string) *world {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping end-to-end test on real clusters in -short mode")
 	}
@@ -62,7 +93,7 @@ func startWith(t *testing.T, profile *testbed.Profile, opts func(dir string) con
 		}
 	})
 	begin := time.Now()
-	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "e2e", Dir: dir, Profile: profile, Progress: func(p testbed.Progress) {
+	tb, err := testbed.Up(t.Context(), testbed.Options{Name: "e2e", Dir: dir, Profile: profile, Probes: up.Probes, MeridianBinary: up.MeridianBinary, Progress: func(p testbed.Progress) {
 		// A component restarted after losing its start-up race is worth
 		// seeing in the test's log; the other steps are not.
 		if p.Step == testbed.StepRestart {

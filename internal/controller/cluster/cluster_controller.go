@@ -206,6 +206,9 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 		return false, renewAt
 	}
 
+	if err := r.observeProbe(ctx, c, member); err != nil {
+		log.FromContext(ctx).Error(err, "Failed to read the member's latency prober", "cluster", klog.KObj(c))
+	}
 	now := metav1.Now()
 	sum := member.Summary()
 	recordCapacity(c.Name, sum)

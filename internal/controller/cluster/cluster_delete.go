@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/probe"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
@@ -73,6 +74,11 @@ func (r *Reconciler) cleanupMember(ctx context.Context, c *multiclusterv1alpha1.
 		if err != nil {
 			errs = append(errs, err)
 		}
+	}
+	// The prober's targets, which the controller wrote.
+	targets := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: probe.TargetsConfigMap}}
+	if err := member.Client.Delete(ctx, targets); err != nil && !apierrors.IsNotFound(err) {
+		errs = append(errs, fmt.Errorf("failed to delete the prober's targets from member %q: %w", c.Name, err))
 	}
 	return errors.Join(errs...)
 }
