@@ -25,8 +25,12 @@ func Serve(ctx context.Context, ln net.Listener) error {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
-			// Closed because ctx ended: a normal stop.
-			return ctxErrOr(ctx, fmt.Errorf("failed to accept a probe: %w", err))
+			select {
+			case <-ctx.Done():
+				return nil // the listener closed because ctx ended
+			default:
+				return fmt.Errorf("failed to accept a probe: %w", err)
+			}
 		}
 		go echo(ctx, conn)
 	}
@@ -95,12 +99,4 @@ func Measure(ctx context.Context, addr, source string, samples int, timeout time
 		}
 	}
 	return slices.Min(rtts), nil
-}
-
-// ctxErrOr returns nil when ctx ended, else err.
-func ctxErrOr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
