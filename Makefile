@@ -62,6 +62,7 @@ prometheus: ## Install Debian's Prometheus server, which tests query, when it is
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code from the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./internal/clusterinventory/...
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs, each component's RBAC and the webhook configuration into config/ from markers, and copy them (and the Grafana dashboards) into the Helm chart.

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meridian-dev/meridian/config"
+	"github.com/meridian-dev/meridian/internal/clusterinventory"
 )
 
 // Options say what Apply writes besides the CRDs.
@@ -112,7 +113,8 @@ func CRDs() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// InstallCRDs applies Meridian's CRDs with server-side apply as
+// InstallCRDs applies Meridian's CRDs, and creates the Cluster Inventory
+// API's ClusterProfile CRD when it is missing, with server-side apply as
 // fieldManager (the largest are about 600 KB, past what client-side
 // apply's last-applied annotation can hold) and waits until every one is
 // Established. It returns how many it applied.
@@ -126,6 +128,17 @@ func InstallCRDs(ctx context.Context, c client.Client, fieldManager string) (int
 			return 0, fmt.Errorf("failed to apply CRD %s: %w", crd.GetName(), err)
 		}
 	}
+	// The Cluster Inventory API's ClusterProfile, so that the fleet is
+	// visible to its consumers: created when missing, and never changed
+	// when another cluster manager installed it.
+	profiles := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(clusterinventory.CRD, &profiles.Object); err != nil {
+		return 0, fmt.Errorf("failed to decode the ClusterProfile CRD: %w", err)
+	}
+	if err := c.Create(ctx, profiles, client.FieldOwner(fieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		return 0, fmt.Errorf("failed to create CRD %s: %w", profiles.GetName(), err)
+	}
+	crds = append(crds, profiles)
 	for _, crd := range crds {
 		err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			got := &apiextensionsv1.CustomResourceDefinition{}

@@ -134,6 +134,7 @@ Completed, or when a request is refused or is a dry run (see docs/carbon.md).`,
 	fl.DurationVar(&f.opts.CloudVMPoll, "cloudvm-poll", decide.DefaultVMTiming.Poll, "time between two readings of a running CloudVM's provider objects")
 	fl.StringVar(&f.webhookHost, "webhook-host", "", "address the admission webhook listens on (empty: every address)")
 	fl.IntVar(&f.webhookPort, "webhook-port", ctrlwebhook.DefaultPort, "port of the CloudVM admission webhook (HTTPS)")
+	fl.BoolVar(&f.opts.ImportClusterProfiles, "import-cluster-profiles", false, "take members from other cluster managers' ClusterProfiles (multicluster.x-k8s.io) in --namespace whose access provider is a kubeconfig Secret (kubeconfig-secretreader)")
 	fl.StringVar(&f.opts.ClusterModel, "cluster-model", "", "model file of the learned cluster scorer that the Learned placement policy uses (meridian learn train --level cluster); empty: the model shipped in the binary")
 	fl.StringVar(&f.dashboardAddr, "dashboard-bind-address", "", "address of the web dashboard (empty: off); it reads with each viewer's bearer token, and needs --dashboard-cert-dir unless the address is a loopback one")
 	fl.StringVar(&f.dashboardCertDir, "dashboard-cert-dir", "", "folder holding the dashboard's serving certificate as tls.crt and tls.key (reloaded when it changes); the dashboard is served over HTTPS")

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
@@ -15,9 +16,11 @@ import (
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/carbon"
 	"github.com/meridian-dev/meridian/internal/cloud"
+	"github.com/meridian-dev/meridian/internal/clusterinventory"
 	"github.com/meridian-dev/meridian/internal/controller/cloudprovisioner"
 	"github.com/meridian-dev/meridian/internal/controller/cloudvm"
 	"github.com/meridian-dev/meridian/internal/controller/cluster"
+	"github.com/meridian-dev/meridian/internal/controller/clusterprofile"
 	"github.com/meridian-dev/meridian/internal/controller/dependencies"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterdeployment"
 	"github.com/meridian-dev/meridian/internal/controller/multiclusterhpa"
@@ -102,6 +105,11 @@ type Options struct {
 	// Learned placement policy ranks clusters with (meridian learn train
 	// --level cluster); empty uses the model shipped in the binary.
 	ClusterModel string
+	// ImportClusterProfiles takes members from other cluster managers'
+	// ClusterProfiles in the controller's namespace (the Cluster Inventory
+	// API); Meridian's own members get a ClusterProfile there either way,
+	// when the management cluster serves the CRD.
+	ImportClusterProfiles bool
 }
 
 // SweptKinds are the owners whose member objects the orphan sweeper checks.
@@ -254,5 +262,30 @@ func Setup(mgr ctrl.Manager, opts Options) (*inventory.Inventory, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("failed to add the orphan sweeper: %w", err)
 	}
+	if err := setupClusterProfiles(mgr, placements, opts.ImportClusterProfiles); err != nil {
+		return nil, err
+	}
 	return inv, nil
+}
+
+// setupClusterProfiles adds the ClusterProfile controller when the
+// management cluster serves the Cluster Inventory API.
+func setupClusterProfiles(mgr ctrl.Manager, namespace string, importProfiles bool) error {
+	gvk := clusterinventory.GroupVersion.WithKind("ClusterProfile")
+	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			mgr.GetLogger().Info("The management cluster does not serve ClusterProfiles (multicluster.x-k8s.io); members get none", "install", "kubectl apply --server-side -f internal/clusterinventory/crd/")
+			return nil
+		}
+		return fmt.Errorf("failed to find whether the management cluster serves ClusterProfiles: %w", err)
+	}
+	if err := (&clusterprofile.Reconciler{
+		Client:    mgr.GetClient(),
+		Recorder:  mgr.GetEventRecorder("meridian-clusterprofile"),
+		Namespace: namespace,
+		Import:    importProfiles,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("failed to set up the ClusterProfile controller: %w", err)
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 	computev1alpha1 "github.com/meridian-dev/meridian/api/compute/v1alpha1"
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/clusterinventory"
 )
 
 // New returns a new scheme with every kind Meridian reads or writes.
@@ -30,6 +31,7 @@ func New() *runtime.Scheme {
 		sharingv1alpha1.AddToScheme,
 		mcsv1beta1.Install,
 		metricsv1beta1.AddToScheme,
+		clusterinventory.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("failed to build scheme: %v", err))
