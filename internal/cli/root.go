@@ -36,6 +36,8 @@ placement code:
 		newJoinCommand(),
 		newUnjoinCommand(),
 		newProbeCommand(),
+		newPeerCommand(),
+		newUnpeerCommand(),
 		newLatenciesCommand(),
 	)
 	return root

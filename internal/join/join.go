@@ -1,12 +1,10 @@
 package join
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,12 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/decide"
 	"github.com/meridian-dev/meridian/internal/membertoken"
 	"github.com/meridian-dev/meridian/internal/scheme"
 )
@@ -218,7 +213,7 @@ func kubeconfigSecret(ctx context.Context, mb, mg *cluster, o Options, member *r
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("failed to read Secret %s in the management cluster: %w", client.ObjectKeyFromObject(secret), err)
 	}
-	if err == nil && reusable(old, server, o) {
+	if err == nil && membertoken.Reusable(old, KubeconfigKey, serviceAccount(o.Namespace), server, time.Now()) {
 		secret.Annotations = map[string]string{}
 		for _, k := range []string{multiclusterv1alpha1.AnnotationTokenServiceAccount, multiclusterv1alpha1.AnnotationTokenIssued, multiclusterv1alpha1.AnnotationTokenExpires} {
 			secret.Annotations[k] = old.Annotations[k]
@@ -230,60 +225,11 @@ func kubeconfigSecret(ctx context.Context, mb, mg *cluster, o Options, member *r
 	if err != nil {
 		return nil, fmt.Errorf("failed to issue the member token: %w", err)
 	}
-	kubeconfig, err := renderKubeconfig(o.Name, server, member, token.Value)
+	kubeconfig, err := membertoken.Kubeconfig(o.Name, server, member, ServiceAccountName, token.Value, "")
 	if err != nil {
 		return nil, err
 	}
 	membertoken.Annotate(secret, token)
 	secret.Data = map[string][]byte{KubeconfigKey: kubeconfig}
 	return secret, nil
-}
-
-// reusable says whether old holds a token Join or the controller issued
-// for this ServiceAccount and server that is not yet due for renewal.
-func reusable(old *corev1.Secret, server string, o Options) bool {
-	l, err := membertoken.LifetimeOf(old)
-	if err != nil || l.ServiceAccount != serviceAccount(o.Namespace) {
-		return false
-	}
-	if !time.Now().Before(decide.TokenRenewal(l.Issued, l.Expires, 0)) {
-		return false
-	}
-	cfg, err := clientcmd.Load(old.Data[KubeconfigKey])
-	if err != nil {
-		return false
-	}
-	ctx := cfg.Contexts[cfg.CurrentContext]
-	if ctx == nil || cfg.Clusters[ctx.Cluster] == nil {
-		return false
-	}
-	return cfg.Clusters[ctx.Cluster].Server == server
-}
-
-// renderKubeconfig writes a self-contained kubeconfig: the server, its CA
-// (read from the member kubeconfig's file when it names one) and the token.
-func renderKubeconfig(name, server string, member *rest.Config, token string) ([]byte, error) {
-	ca := member.CAData
-	if len(ca) == 0 && member.CAFile != "" {
-		data, err := os.ReadFile(member.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("failed to read the member's certificate authority %s: %w", member.CAFile, err)
-		}
-		ca = data
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[name] = &clientcmdapi.Cluster{
-		Server:                   server,
-		CertificateAuthorityData: bytes.Clone(ca),
-		TLSServerName:            member.ServerName,
-		InsecureSkipTLSVerify:    member.Insecure,
-	}
-	cfg.AuthInfos[ServiceAccountName] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: ServiceAccountName}
-	cfg.CurrentContext = name
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		return nil, fmt.Errorf("failed to write the member kubeconfig: %w", err)
-	}
-	return data, nil
 }

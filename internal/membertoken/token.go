@@ -1,9 +1,11 @@
 package membertoken
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -12,9 +14,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/decide"
 )
 
 // MinTTL is the shortest lifetime an API server issues a token for.
@@ -117,4 +122,57 @@ func Replace(kubeconfig []byte, token string) ([]byte, error) {
 		return nil, fmt.Errorf("failed to write the kubeconfig: %w", err)
 	}
 	return out, nil
+}
+
+// Reusable reports whether secret holds, under key, a kubeconfig of server
+// with a token Meridian issued for sa that is not yet due for renewal at
+// now (decide.TokenRenewal), so that running a join or a peering again
+// keeps it rather than issuing another.
+func Reusable(secret *corev1.Secret, key string, sa types.NamespacedName, server string, now time.Time) bool {
+	l, err := LifetimeOf(secret)
+	if err != nil || l.ServiceAccount != sa {
+		return false
+	}
+	if !now.Before(decide.TokenRenewal(l.Issued, l.Expires, 0)) {
+		return false
+	}
+	cfg, err := clientcmd.Load(secret.Data[key])
+	if err != nil {
+		return false
+	}
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	if ctx == nil || cfg.Clusters[ctx.Cluster] == nil {
+		return false
+	}
+	return cfg.Clusters[ctx.Cluster].Server == server
+}
+
+// Kubeconfig writes a self-contained kubeconfig of the cluster cfg reaches,
+// at server, for user with token: the CA (read from cfg's file when it
+// names one), the server name and whether to skip verification are cfg's;
+// namespace, when not empty, is its context's.
+func Kubeconfig(cluster, server string, cfg *rest.Config, user, token, namespace string) ([]byte, error) {
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		data, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read the certificate authority %s: %w", cfg.CAFile, err)
+		}
+		ca = data
+	}
+	out := clientcmdapi.NewConfig()
+	out.Clusters[cluster] = &clientcmdapi.Cluster{
+		Server:                   server,
+		CertificateAuthorityData: bytes.Clone(ca),
+		TLSServerName:            cfg.ServerName,
+		InsecureSkipTLSVerify:    cfg.Insecure,
+	}
+	out.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	out.Contexts[cluster] = &clientcmdapi.Context{Cluster: cluster, AuthInfo: user, Namespace: namespace}
+	out.CurrentContext = cluster
+	data, err := clientcmd.Write(*out)
+	if err != nil {
+		return nil, fmt.Errorf("failed to write the kubeconfig: %w", err)
+	}
+	return data, nil
 }

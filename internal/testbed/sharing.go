@@ -3,19 +3,19 @@ package testbed
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/peering"
 )
 
 // SharingProfile makes a testbed a sharing setup (seed 002): Meridian's
@@ -53,8 +53,8 @@ const (
 )
 
 // PeerNamespace is the namespace in a cluster that peer writes into, and
-// the name of the service account peer writes with.
-func PeerNamespace(peer string) string { return "from-" + peer }
+// the name of the service account peer writes with (peering.Namespace).
+func PeerNamespace(peer string) string { return peering.Namespace(peer) }
 
 // agentsOf are the members a sharing profile runs agents on, sorted.
 func (s *SharingProfile) agentsOf() []string {
@@ -129,14 +129,8 @@ func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, 
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	regions := map[string]string{}
-	for _, c := range profile.Clusters {
-		regions[c.Name] = c.Region
-	}
-	for _, pr := range sp.Peerings {
-		if err := peer(ctx, tb, clients, pr, sp.Peerings, regions); err != nil {
-			return err
-		}
+	if err := peerAll(ctx, tb, profile); err != nil {
+		return err
 	}
 	var peered []string
 	for _, pr := range sp.Peerings {
@@ -159,142 +153,33 @@ func startSharing(ctx context.Context, l layout, tb *Testbed, profile *Profile, 
 	return nil
 }
 
-// peer makes the two sides of one peering: in each cluster, the namespace
-// the other writes into, its service account there with a Role limited to
-// that namespace's sharing messages (and, in the provider, a ClusterRole
-// for the consumer's twins), the kubeconfig of that service account as a
-// credentials Secret in the other cluster, and a Peer on each side.
-func peer(ctx context.Context, tb *Testbed, clients map[string]client.Client, pr Peering, all []Peering, regions map[string]string) error {
-	cons, prov := clients[pr.Consumer], clients[pr.Provider]
-	// The provider writes into the consumer's from-<provider> as
-	// system:serviceaccount:from-<provider>:<provider>, and the other way.
-	provInCons, err := serviceAccountKubeconfig(ctx, tb.Cluster(pr.Consumer), cons, pr.Provider, false)
-	if err != nil {
-		return fmt.Errorf("cluster %q: %w", pr.Consumer, err)
+// peerAll peers the members of the profile's peerings pair by pair with
+// `meridian peer`'s code (peering.Peer): a pair that lends both ways is
+// peered once, with each side's terms.
+func peerAll(ctx context.Context, tb *Testbed, profile *Profile) error {
+	regions := map[string]string{}
+	for _, c := range profile.Clusters {
+		regions[c.Name] = c.Region
 	}
-	consInProv, err := serviceAccountKubeconfig(ctx, tb.Cluster(pr.Provider), prov, pr.Consumer, true)
-	if err != nil {
-		return fmt.Errorf("cluster %q: %w", pr.Provider, err)
-	}
-	role := func(self, other string) sharingv1alpha1.PeerRole {
-		lends, borrows := false, false
-		for _, p := range all {
-			lends = lends || (p.Provider == self && p.Consumer == other)
-			borrows = borrows || (p.Consumer == self && p.Provider == other)
+	lends := map[[2]string]*peering.Terms{}
+	var pairs [][2]string
+	for _, pr := range profile.Sharing.Peerings {
+		lends[[2]string{pr.Provider, pr.Consumer}] = &peering.Terms{SharePercent: pr.SharePercent, Prices: pr.Prices}
+		pair := [2]string{min(pr.Provider, pr.Consumer), max(pr.Provider, pr.Consumer)}
+		if !slices.Contains(pairs, pair) {
+			pairs = append(pairs, pair)
 		}
-		switch {
-		case lends && borrows:
-			return sharingv1alpha1.RoleBoth
-		case lends:
-			return sharingv1alpha1.RoleConsumer
-		}
-		return sharingv1alpha1.RoleProvider
 	}
-	share := pr.SharePercent
-	if share == 0 {
-		share = 100
+	side := func(self, other string) peering.Side {
+		c := tb.Cluster(self)
+		return peering.Side{Name: self, Config: c.Config, Server: c.Server, Region: regions[self], Lends: lends[[2]string{self, other}]}
 	}
-	sides := []struct {
-		self, other string
-		c           client.Client
-		kubeconfig  []byte
-		outgoing    *sharingv1alpha1.OutgoingPolicy
-	}{
-		{pr.Consumer, pr.Provider, cons, consInProv, nil},
-		{pr.Provider, pr.Consumer, prov, provInCons, &sharingv1alpha1.OutgoingPolicy{SharePercent: share, Prices: pr.Prices}},
-	}
-	for _, s := range sides {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: SharingNamespace, Name: "peer-" + s.other}}
-		if err := upsert(ctx, s.c, secret, func() { secret.Data = map[string][]byte{"kubeconfig": s.kubeconfig} }); err != nil {
-			return fmt.Errorf("cluster %q: %w", s.self, err)
-		}
-		p := &sharingv1alpha1.Peer{ObjectMeta: metav1.ObjectMeta{Namespace: SharingNamespace, Name: s.other}}
-		if err := upsert(ctx, s.c, p, func() {
-			p.Spec.ClusterID = sharingv1alpha1.ClusterID(s.other)
-			p.Spec.Role = role(s.self, s.other)
-			p.Spec.APIServer = tb.Cluster(s.other).Server
-			p.Spec.CredentialsSecretRef = sharingv1alpha1.SecretReference{Name: secret.Name}
-			p.Spec.Identity = sharingv1alpha1.PeerIdentity{Username: "system:serviceaccount:" + PeerNamespace(s.other) + ":" + s.other}
-			p.Spec.Namespace = PeerNamespace(s.other)
-			p.Spec.Region = regions[s.other]
-			if s.outgoing != nil {
-				p.Spec.Outgoing = s.outgoing
-			}
-		}); err != nil {
-			return fmt.Errorf("cluster %q: %w", s.self, err)
+	for _, pair := range pairs {
+		if err := peering.Peer(ctx, side(pair[0], pair[1]), side(pair[1], pair[0]), peering.Options{Namespace: SharingNamespace}, io.Discard); err != nil {
+			return fmt.Errorf("failed to peer %s and %s: %w", pair[0], pair[1], err)
 		}
 	}
 	return nil
-}
-
-// serviceAccountKubeconfig makes, in cluster c, the namespace and service
-// account peer writes with, their RBAC, and returns a kubeconfig of that
-// service account whose context namespace is the one mapped to peer. A
-// consumer's account in a provider (twins) may also make the namespaces,
-// pods, ConfigMaps and Secrets of the consumer's twins: their namespaces
-// are made per consumer namespace, so that part is cluster-wide.
-func serviceAccountKubeconfig(ctx context.Context, c *Cluster, cl client.Client, peer string, twins bool) ([]byte, error) {
-	ns := PeerNamespace(peer)
-	if err := ensureNamespace(ctx, cl, ns); err != nil {
-		return nil, err
-	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: peer}}
-	if err := upsert(ctx, cl, sa, func() {}); err != nil {
-		return nil, err
-	}
-	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: peer}}
-	roleName := "meridian-peer-" + peer
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: roleName}}
-	if err := upsert(ctx, cl, role, func() {
-		role.Rules = []rbacv1.PolicyRule{{
-			APIGroups: []string{sharingv1alpha1.GroupVersion.Group},
-			Resources: []string{"advertisements", "offers", "quotes", "acknowledgements", "releases"},
-			Verbs:     []string{"get", "list", "watch", "create", "update", "patch", "delete"},
-		}}
-	}); err != nil {
-		return nil, err
-	}
-	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: roleName}}
-	if err := upsert(ctx, cl, binding, func() {
-		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: roleName}
-		binding.Subjects = subject
-	}); err != nil {
-		return nil, err
-	}
-	if twins {
-		cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName + "-twins"}}
-		if err := upsert(ctx, cl, cr, func() {
-			cr.Rules = []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
-				{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "create", "update", "delete"}},
-				{APIGroups: []string{""}, Resources: []string{"namespaces", "serviceaccounts"}, Verbs: []string{"get", "create"}},
-				{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
-			}
-		}); err != nil {
-			return nil, err
-		}
-		crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: roleName + "-twins"}}
-		if err := upsert(ctx, cl, crb, func() {
-			crb.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name}
-			crb.Subjects = subject
-		}); err != nil {
-			return nil, err
-		}
-	}
-	token, err := serviceAccountToken(ctx, cl, ns, peer)
-	if err != nil {
-		return nil, err
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[c.Name] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.Config.CAData}
-	cfg.AuthInfos[peer] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts[peer] = &clientcmdapi.Context{Cluster: c.Name, AuthInfo: peer, Namespace: ns}
-	cfg.CurrentContext = peer
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		return nil, fmt.Errorf("failed to encode the kubeconfig of service account %s/%s: %w", ns, peer, err)
-	}
-	return data, nil
 }
 
 // serviceAccountToken is a long-lived token of the service account: the
