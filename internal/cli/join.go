@@ -92,6 +92,8 @@ under another name, or when a kubeconfig's user lacks a right it needs.`,
 	fl.StringToStringVar(&o.Labels, "label", nil, "labels of the Cluster, which policies select on (key=value, repeatable)")
 	fl.DurationVar(&o.TokenTTL, "token-ttl", join.DefaultTokenTTL, "lifetime of the member token (at least 10m); the controller renews it when a third is left")
 	fl.StringSliceVar(&o.Resources, "resource", nil, "another kind policies place into this member, as resource.group (ingresses.networking.k8s.io); repeatable")
+	fl.StringVar(&o.ProbeImage, "probe-image", "", "image of Meridian to run the member's latency prober with (meridian probe on the host network, docs/latencies.md); none when empty")
+	fl.Int32Var(&o.ProbePort, "probe-port", join.DefaultProbePort, "port of the member's nodes the prober answers on")
 	fl.BoolVar(&o.DryRun, "dry-run", false, "print what would be written, write nothing")
 	return cmd
 }

@@ -66,10 +66,15 @@ func writes(group, resource, namespace string) []right {
 	return out
 }
 
-// memberRights are what Join does in the member; a caller who may not
-// escalate ClusterRoles must also hold every right of role to grant it.
-func memberRights(ctx context.Context, cs kubernetes.Interface, namespace string, role *rbacv1.ClusterRole) ([]right, error) {
+// memberRights are what Join does in the member (the prober's Deployment
+// too, when it deploys one); a caller who may not escalate ClusterRoles
+// must also hold every right of role to grant it.
+func memberRights(ctx context.Context, cs kubernetes.Interface, o Options, role *rbacv1.ClusterRole) ([]right, error) {
+	namespace := o.Namespace
 	rights := []right{{verb: "get", resource: "namespaces"}, {verb: "create", resource: "namespaces"}}
+	if o.ProbeImage != "" {
+		rights = append(rights, writes("apps", "deployments", namespace)...)
+	}
 	rights = append(rights, writes("", "serviceaccounts", namespace)...)
 	rights = append(rights, right{verb: "create", resource: "serviceaccounts", subresource: "token", namespace: namespace})
 	rights = append(rights, writes(rbacv1.GroupName, "clusterroles", "")...)

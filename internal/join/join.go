@@ -108,7 +108,7 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 	if err := notJoinedElsewhere(ctx, mb, mg, o, clusterID, managementID); err != nil {
 		return err
 	}
-	rights, err := memberRights(ctx, mb.cs, o.Namespace, role)
+	rights, err := memberRights(ctx, mb.cs, o, role)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,15 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 	if err := ensureNamespace(ctx, mb.side, o.Namespace, o.Name, o.DryRun); err != nil {
 		return err
 	}
-	for _, obj := range memberObjects(o, role, managementID) {
+	objs := memberObjects(o, role, managementID)
+	if o.ProbeImage != "" {
+		probe, err := probeObjects(o)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, probe...)
+	}
+	for _, obj := range objs {
 		if err := mb.write(ctx, obj, o.DryRun); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,8 +76,17 @@ func TestJoinPlacesAndUnjoinLeavesNothing(t *testing.T) {
 	startController(t, env, controller.Options{})
 	managementBefore, memberBefore := env.Management.Objects(t), member.Objects(t)
 
-	o := join.Options{Name: "edge", Region: "eu-west-3", Zone: "eu-west-3a", GridZone: "FR", Jurisdiction: "FR", Labels: map[string]string{"tier": "edge"}}
+	o := join.Options{Name: "edge", Region: "eu-west-3", Zone: "eu-west-3a", GridZone: "FR", Jurisdiction: "FR", Labels: map[string]string{"tier": "edge"},
+		ProbeImage: "registry.example.com/meridian:dev"}
 	out := joinEdge(t, env, member.Config, o)
+	probe := &appsv1.Deployment{}
+	if err := member.Client.Get(t.Context(), client.ObjectKey{Namespace: "meridian-system", Name: join.ProbeName}, probe); err != nil {
+		t.Fatalf("the prober's Deployment: %v", err)
+	}
+	if spec := probe.Spec.Template.Spec; !spec.HostNetwork || spec.ServiceAccountName != join.ProbeName ||
+		!slices.Equal(spec.Containers[0].Args, []string{"probe", "--namespace", "meridian-system", "--listen", ":7946", "--advertise", "$(HOST_IP):7946"}) {
+		t.Errorf("the prober's pod = %+v, want meridian probe on the host network advertising its node's address", spec)
+	}
 	if !strings.Contains(out, "member: ClusterRole meridian-member created") || !strings.Contains(out, "management cluster: Cluster edge created") {
 		t.Errorf("join's output does not say what it created:\n%s", out)
 	}

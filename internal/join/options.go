@@ -38,9 +38,17 @@ type Options struct {
 	// the member, as resource.group ("widgets.example.com"), which the
 	// member role then lets the controller write too.
 	Resources []string
+	// ProbeImage, when set, is the image of Meridian that runs the
+	// member's latency prober (meridian probe), which Join deploys on the
+	// member's host network at ProbePort (DefaultProbePort when zero).
+	ProbeImage string
+	ProbePort  int32
 	// DryRun prints what would be written and writes nothing.
 	DryRun bool
 }
+
+// DefaultProbePort is the port the prober Join deploys answers on.
+const DefaultProbePort = 7946
 
 func (o *Options) defaults() {
 	if o.Namespace == "" {
@@ -51,6 +59,9 @@ func (o *Options) defaults() {
 	}
 	if o.Provider == "" {
 		o.Provider = "OnPremises"
+	}
+	if o.ProbePort == 0 {
+		o.ProbePort = DefaultProbePort
 	}
 }
 
@@ -77,6 +88,9 @@ func (o Options) Validate() error {
 		if msgs := validation.IsValidLabelValue(o.Labels[k]); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--label %s=%s: value %s", k, o.Labels[k], strings.Join(msgs, "; ")))
 		}
+	}
+	if o.ProbePort != 0 && (o.ProbePort < 1024 || o.ProbePort > 65535) {
+		errs = append(errs, fmt.Errorf("--probe-port %d: must be from 1024 to 65535 (the prober runs as a user that may not listen below 1024)", o.ProbePort))
 	}
 	if o.TokenTTL != 0 && o.TokenTTL < membertoken.MinTTL {
 		errs = append(errs, fmt.Errorf("--token-ttl %v: must be at least %v, the shortest token an API server issues", o.TokenTTL, membertoken.MinTTL))

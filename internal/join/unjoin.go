@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -241,7 +242,7 @@ func removeJoined(ctx context.Context, mg, mb *cluster, o UnjoinOptions, out io.
 		s   *cluster
 		obj client.Object
 	}{mg, secret})
-	for _, list := range []client.ObjectList{&rbacv1.ClusterRoleBindingList{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleList{}, &rbacv1.RoleList{}, &corev1.ServiceAccountList{}, &corev1.NamespaceList{}} {
+	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &rbacv1.ClusterRoleBindingList{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleList{}, &rbacv1.RoleList{}, &corev1.ServiceAccountList{}, &corev1.NamespaceList{}} {
 		if err := mb.c.List(ctx, list, mine); err != nil {
 			return fmt.Errorf("failed to list the member's %T made by meridian join: %w", list, err)
 		}
