@@ -1,6 +1,9 @@
 package placement
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // DefaultMeasuredLatencyMaxAge is how long a measured round-trip time
 // stands for the link: older, the declared one counts again (a prober that
@@ -41,6 +44,28 @@ type LatencyFact struct {
 	RTT    time.Duration
 	// MeasuredAt is when the RTT was measured; zero when it was declared.
 	MeasuredAt time.Time
+}
+
+// String explains the fact for a decision's message: "2.16ms from
+// cluster2 (measured at 2026-11-28T22:50:46Z)", or "(declared)"; empty when
+// there is none.
+func (f LatencyFact) String() string {
+	if f.Origin == "" {
+		return ""
+	}
+	source := "declared"
+	if !f.MeasuredAt.IsZero() {
+		source = "measured at " + f.MeasuredAt.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s from %s (%s)", f.RTT, f.Origin, source)
+}
+
+// Explain appends the fact to a decision's message.
+func (f LatencyFact) Explain(message string) string {
+	if s := f.String(); s != "" {
+		return message + "; " + s
+	}
+	return message
 }
 
 // latencyOrigin is the cluster a workload's latencies are counted from.

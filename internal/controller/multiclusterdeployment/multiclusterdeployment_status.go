@@ -204,10 +204,7 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind str
 				cd.PluginScores = append(cd.PluginScores, multiclusterv1alpha1.PluginScore{Plugin: s.Plugin, Score: s.Score})
 			}
 		}
-		if note := latencyNote(res.Latency); note != "" {
-			cd.Message += "; " + note
-		}
-		cd.Message = conditions.Truncate(cd.Message, 1024)
+		cd.Message = conditions.Truncate(res.Latency.Explain(cd.Message), 1024)
 		out = append(out, cd)
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Held)) {
@@ -269,18 +266,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// latencyNote says the round-trip time a decision used from the
-// workload's latency origin, and whether it was measured (when) or
-// declared.
-func latencyNote(f placement.LatencyFact) string {
-	if f.Origin == "" {
-		return ""
-	}
-	source := "declared"
-	if !f.MeasuredAt.IsZero() {
-		source = "measured at " + f.MeasuredAt.UTC().Format(time.RFC3339)
-	}
-	return fmt.Sprintf("%s from %s (%s)", f.RTT, f.Origin, source)
 }
