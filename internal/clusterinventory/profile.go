@@ -127,11 +127,11 @@ var (
 
 // ClusterOf is the Cluster Meridian makes of another cluster manager's
 // ClusterProfile: reached with the kubeconfig Secret its
-// kubeconfig-secretreader access provider names (in namespace when it
-// names none). Any other provider is refused naming the ones it has and
+// kubeconfig-secretreader access provider names, in the profile's own
+// namespace. Any other provider is refused naming the ones it has and
 // the one Meridian reads; the access providers are read before the
 // deprecated credential providers, as the API says.
-func ClusterOf(p *ClusterProfile, namespace string) (*multiclusterv1alpha1.Cluster, error) {
+func ClusterOf(p *ClusterProfile) (*multiclusterv1alpha1.Cluster, error) {
 	var names []string
 	for _, a := range append(slices.Clone(p.Status.AccessProviders), p.Status.CredentialProviders...) {
 		names = append(names, a.Name)
@@ -142,8 +142,14 @@ func ClusterOf(p *ClusterProfile, namespace string) (*multiclusterv1alpha1.Clust
 		if err != nil {
 			return nil, fmt.Errorf("ClusterProfile %s/%s: access provider %s: %w", p.Namespace, p.Name, a.Name, err)
 		}
-		if ref.Namespace == "" {
-			ref.Namespace = namespace
+		// The profile's own namespace only: a profile must not lead
+		// Meridian to credentials its author may not read.
+		switch ref.Namespace {
+		case "":
+			ref.Namespace = p.Namespace
+		case p.Namespace:
+		default:
+			return nil, fmt.Errorf("ClusterProfile %s/%s: access provider %s names Secret %s/%s, outside the profile's namespace; Meridian reads credentials from the profile's namespace only", p.Namespace, p.Name, a.Name, ref.Namespace, ref.Name)
 		}
 		c := &multiclusterv1alpha1.Cluster{
 			TypeMeta: metav1.TypeMeta{APIVersion: multiclusterv1alpha1.GroupVersion.String(), Kind: "Cluster"},

@@ -281,6 +281,7 @@ func setupClusterProfiles(mgr ctrl.Manager, namespace string, importProfiles boo
 	}
 	if err := (&clusterprofile.Reconciler{
 		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("meridian-clusterprofile"),
 		Namespace: namespace,
 		Import:    importProfiles,

@@ -67,8 +67,8 @@ func writes(group, resource, namespace string) []right {
 }
 
 // memberRights are what Join does in the member (the prober's Deployment
-// too, when it deploys one); a caller who may not escalate ClusterRoles
-// must also hold every right of role to grant it.
+// too, when it deploys one); a caller who may not escalate and bind
+// ClusterRoles must also hold every right of role to grant it.
 func memberRights(ctx context.Context, cs kubernetes.Interface, o Options, role *rbacv1.ClusterRole) ([]right, error) {
 	namespace := o.Namespace
 	rights := []right{{verb: "get", resource: "namespaces"}, {verb: "create", resource: "namespaces"}}
@@ -81,11 +81,18 @@ func memberRights(ctx context.Context, cs kubernetes.Interface, o Options, role 
 	rights = append(rights, writes(rbacv1.GroupName, "clusterrolebindings", "")...)
 	rights = append(rights, writes(rbacv1.GroupName, "roles", namespace)...)
 	rights = append(rights, writes(rbacv1.GroupName, "rolebindings", namespace)...)
-	escalate, err := missing(ctx, cs, []right{{verb: "escalate", group: rbacv1.GroupName, resource: "clusterroles"}})
+	rights = append(rights, writes("admissionregistration.k8s.io", "validatingadmissionpolicies", "")...)
+	rights = append(rights, writes("admissionregistration.k8s.io", "validatingadmissionpolicybindings", "")...)
+	// Granting a role needs escalate (to write it) and bind (to bind it),
+	// or holding every right it grants.
+	grant, err := missing(ctx, cs, []right{
+		{verb: "escalate", group: rbacv1.GroupName, resource: "clusterroles"},
+		{verb: "bind", group: rbacv1.GroupName, resource: "clusterroles"},
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(escalate) > 0 {
+	if len(grant) > 0 {
 		for _, rule := range role.Rules {
 			for _, g := range rule.APIGroups {
 				for _, res := range rule.Resources {

@@ -2,6 +2,7 @@ package join
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/manifest"
 )
 
@@ -58,6 +60,32 @@ func (s side) apply(ctx context.Context, obj client.Object) error {
 	}
 	_, err = fmt.Fprintf(s.out, "%s: %s %s\n", s.name, describe(obj), verb)
 	return err
+}
+
+// foreign returns an error naming each of objs that exists in the
+// cluster but was not made by Join for cluster: Join neither takes over
+// nor, through Unjoin, deletes what others made (a Helm release's
+// ServiceAccount of the same name, say).
+func (s side) foreign(ctx context.Context, objs []client.Object, cluster string) error {
+	var errs []error
+	for _, obj := range objs {
+		u, err := manifest.ForApply(obj)
+		if err != nil {
+			return err
+		}
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(u.GroupVersionKind())
+		switch err := s.c.Get(ctx, client.ObjectKeyFromObject(u), got); {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
+		}
+		if got.GetLabels()[multiclusterv1alpha1.LabelJoinedCluster] != cluster {
+			errs = append(errs, fmt.Errorf("%w: %s exists in the %s and was not made by meridian join for %q (labels %v); remove or rename it first", ErrExists, describe(obj), s.name, cluster, got.GetLabels()))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // print writes obj as YAML, for a dry run.

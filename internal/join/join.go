@@ -10,11 +10,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/manifest"
 	"github.com/meridian-dev/meridian/internal/membertoken"
 	"github.com/meridian-dev/meridian/internal/scheme"
 )
@@ -24,8 +26,11 @@ var (
 	// ErrUnreachable means a cluster's API server did not answer.
 	ErrUnreachable = errors.New("unreachable")
 	// ErrJoinedElsewhere means the member is already joined under another
-	// name, or by another management cluster.
+	// name, or by another management cluster, or the name is another
+	// member's.
 	ErrJoinedElsewhere = errors.New("already joined")
+	// ErrExists means an object Join would write exists and is not Join's.
+	ErrExists = errors.New("exists")
 )
 
 // reachTimeout bounds the first request to each cluster, so that an
@@ -37,6 +42,8 @@ type cluster struct {
 	side
 	cs   kubernetes.Interface
 	host string
+	// discovery answers within reachTimeout.
+	discovery discovery.DiscoveryInterface
 }
 
 func connect(cfg *rest.Config, name string, out io.Writer) (*cluster, error) {
@@ -49,7 +56,13 @@ func connect(cfg *rest.Config, name string, out io.Writer) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to make a client of the %s: %w", name, err)
 	}
-	return &cluster{side: side{name: name, c: c, out: out}, cs: cs, host: cfg.Host}, nil
+	quick := rest.CopyConfig(cfg)
+	quick.Timeout = reachTimeout
+	dc, err := discovery.NewDiscoveryClientForConfig(quick)
+	if err != nil {
+		return nil, fmt.Errorf("failed to make a client of the %s: %w", name, err)
+	}
+	return &cluster{side: side{name: name, c: c, out: out}, cs: cs, host: cfg.Host, discovery: dc}, nil
 }
 
 // connectBoth makes the clients of the member and the management cluster.
@@ -68,7 +81,7 @@ func connectBoth(management, member *rest.Config, out io.Writer) (mb, mg *cluste
 func (c *cluster) identity(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
-	if _, err := c.cs.Discovery().ServerVersion(); err != nil {
+	if _, err := c.discovery.ServerVersion(); err != nil {
 		return "", fmt.Errorf("%w: the %s's API server at %s does not answer: %w", ErrUnreachable, c.name, c.host, err)
 	}
 	ns, err := c.cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
@@ -124,10 +137,6 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 		return err
 	}
 
-	// The member's side.
-	if err := ensureNamespace(ctx, mb.side, o.Namespace, o.Name, o.DryRun); err != nil {
-		return err
-	}
 	objs := memberObjects(o, role, managementID)
 	if o.ProbeImage != "" {
 		probe, err := probeObjects(o)
@@ -135,6 +144,20 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 			return err
 		}
 		objs = append(objs, probe...)
+	}
+	cl := clusterObject(o, clusterID)
+	if err := errors.Join(mb.foreign(ctx, objs, o.Name), mg.foreign(ctx, []client.Object{secretObject(o), cl}, o.Name)); err != nil {
+		return err
+	}
+	// The Cluster as the management cluster's API server validates it
+	// (its CRD's patterns), before anything is written.
+	if err := checkCluster(ctx, mg, cl); err != nil {
+		return err
+	}
+
+	// The member's side.
+	if err := ensureNamespace(ctx, mb.side, o.Namespace, o.Name, o.DryRun); err != nil {
+		return err
 	}
 	for _, obj := range objs {
 		if err := mb.write(ctx, obj, o.DryRun); err != nil {
@@ -153,7 +176,22 @@ func Join(ctx context.Context, management, member *rest.Config, o Options, out i
 	if err := mg.write(ctx, secret, o.DryRun); err != nil {
 		return err
 	}
-	return mg.write(ctx, clusterObject(o, clusterID), o.DryRun)
+	return mg.write(ctx, cl, o.DryRun)
+}
+
+// checkCluster asks the management cluster's API server to validate the
+// Cluster with a server-side dry run, so that a flag the CRD refuses
+// (--provider, --grid-zone, --jurisdiction, a label) fails the join
+// before anything is written, with the API server's words.
+func checkCluster(ctx context.Context, mg *cluster, cl *multiclusterv1alpha1.Cluster) error {
+	u, err := manifest.ForApply(cl)
+	if err != nil {
+		return err
+	}
+	if err := mg.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+		return fmt.Errorf("the management cluster refuses Cluster %q: %w", cl.Name, err)
+	}
+	return nil
 }
 
 // notJoinedElsewhere refuses a member another Cluster already stands for,
@@ -164,8 +202,12 @@ func notJoinedElsewhere(ctx context.Context, mb, mg *cluster, o Options, cluster
 		return fmt.Errorf("failed to list the Clusters of the management cluster: %w", err)
 	}
 	for _, c := range clusters.Items {
-		if c.Name != o.Name && c.Annotations[multiclusterv1alpha1.AnnotationClusterID] == clusterID {
+		id := c.Annotations[multiclusterv1alpha1.AnnotationClusterID]
+		if c.Name != o.Name && id == clusterID {
 			return fmt.Errorf("%w: the member (kube-system UID %s) is Cluster %q already; run meridian unjoin %s first to join it as %q", ErrJoinedElsewhere, clusterID, c.Name, c.Name, o.Name)
+		}
+		if c.Name == o.Name && id != clusterID {
+			return fmt.Errorf("%w: Cluster %q stands for another member (kube-system UID %q, this one's is %s); choose another name, or run meridian unjoin %s first", ErrJoinedElsewhere, o.Name, id, clusterID, o.Name)
 		}
 	}
 	sa := &corev1.ServiceAccount{}
@@ -221,7 +263,7 @@ func kubeconfigSecret(ctx context.Context, mb, mg *cluster, o Options, member *r
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("failed to read Secret %s in the management cluster: %w", client.ObjectKeyFromObject(secret), err)
 	}
-	if err == nil && membertoken.Reusable(old, KubeconfigKey, serviceAccount(o.Namespace), server, time.Now()) {
+	if err == nil && membertoken.Reusable(old, KubeconfigKey, serviceAccount(o.Namespace), server, o.TokenTTL, time.Now()) {
 		secret.Annotations = map[string]string{}
 		for _, k := range []string{multiclusterv1alpha1.AnnotationTokenServiceAccount, multiclusterv1alpha1.AnnotationTokenIssued, multiclusterv1alpha1.AnnotationTokenExpires} {
 			secret.Annotations[k] = old.Annotations[k]

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -266,3 +267,58 @@ func limitedUser(t *testing.T, c *testenv.Cluster, name string) *rest.Config {
 }
 
 func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+// TestMemberGuardBoundsTheController shows what the member's admission
+// policy refuses the controller's ServiceAccount that RBAC cannot: a
+// ServiceAccount token Secret, and writes into the system namespaces and
+// meridian join's, while the rest of what its role grants goes through.
+func TestMemberGuardBoundsTheController(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Members: 1})
+	member := env.Members[0]
+	member.CreateNamespaces(t, "shop")
+	joinEdge(t, env, member.Config, join.Options{Name: "edge"})
+	s := &corev1.Secret{}
+	if err := env.Management.Client.Get(t.Context(), client.ObjectKey{Namespace: join.DefaultNamespace, Name: join.SecretName("edge")}, s); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[join.KubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	asController, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		obj  client.Object
+		says string
+	}{
+		{"a token Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "steal",
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}}, Type: corev1.SecretTypeServiceAccountToken},
+			"does not make ServiceAccount token Secrets"},
+		{"a ConfigMap in kube-system", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "x"}}, "system namespaces"},
+		{"a Secret in join's namespace", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: join.DefaultNamespace, Name: "x"}}, "system namespaces"},
+		{"a ConfigMap of a workload", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-config"}}, ""},
+		{"the prober's targets", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: join.DefaultNamespace, Name: "meridian-probe-targets"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			testenv.Eventually(t, 30*time.Second, "the policy in force", func() string {
+				err = asController.Create(t.Context(), tc.obj.DeepCopyObject().(client.Object))
+				if tc.says != "" && err == nil {
+					// The API server loads a new policy within a second.
+					_ = asController.Delete(t.Context(), tc.obj)
+					return "allowed"
+				}
+				return ""
+			})
+			switch {
+			case tc.says == "" && err != nil:
+				t.Errorf("create = %v, want it allowed", err)
+			case tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)):
+				t.Errorf("create = %v, want it refused saying %q", err, tc.says)
+			}
+		})
+	}
+}

@@ -48,19 +48,8 @@ func removeMadeNamespaces(ctx context.Context, mb *cluster, cfg *rest.Config, ou
 	if len(made) == 0 {
 		return nil
 	}
-	// Listing every kind lists deprecated ones (v1 Endpoints).
-	cfg = rest.CopyConfig(cfg)
-	cfg.WarningHandler = rest.NoWarnings{}
-	resources, err := namespacedResources(cfg)
-	if err != nil {
-		return err
-	}
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("failed to make a metadata client of the member: %w", err)
-	}
 	for _, ns := range made {
-		held, err := holds(ctx, md, resources, ns.Name)
+		held, err := holdsBesides(ctx, cfg, ns.Name, nil)
 		if err != nil {
 			return err
 		}
@@ -102,8 +91,26 @@ func namespacedResources(cfg *rest.Config) ([]schema.GroupVersionResource, error
 	return out, nil
 }
 
-// holds names what namespace holds beyond what every namespace holds.
-func holds(ctx context.Context, md metadata.Interface, resources []schema.GroupVersionResource, namespace string) ([]string, error) {
+// holdsBesides names what namespace holds beyond what every namespace
+// holds and what ignore says to leave out.
+func holdsBesides(ctx context.Context, cfg *rest.Config, namespace string, ignore func(schema.GroupVersionResource, metav1.Object) bool) ([]string, error) {
+	// Listing every kind lists deprecated ones (v1 Endpoints).
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rest.NoWarnings{}
+	resources, err := namespacedResources(cfg)
+	if err != nil {
+		return nil, err
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to make a metadata client of the member: %w", err)
+	}
+	return holds(ctx, md, resources, namespace, ignore)
+}
+
+// holds names what namespace holds beyond what every namespace holds (and
+// what ignore, when not nil, leaves out).
+func holds(ctx context.Context, md metadata.Interface, resources []schema.GroupVersionResource, namespace string, ignore func(schema.GroupVersionResource, metav1.Object) bool) ([]string, error) {
 	var out []string
 	for _, gvr := range resources {
 		items, err := md.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
@@ -114,6 +121,9 @@ func holds(ctx context.Context, md metadata.Interface, resources []schema.GroupV
 			return nil, fmt.Errorf("failed to list %s in namespace %s of the member: %w", gvr.Resource, namespace, err)
 		}
 		for _, it := range items.Items {
+			if ignore != nil && ignore(gvr, &it) {
+				continue
+			}
 			if key := gvr.Resource + " " + it.Name; !everyNamespaceHolds[key] && it.DeletionTimestamp == nil {
 				out = append(out, key)
 			}

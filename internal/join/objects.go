@@ -85,7 +85,7 @@ func memberObjects(o Options, role *rbacv1.ClusterRole, managementID string) []c
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: TokenRoleName},
 		Subjects:   subject,
 	}
-	return []client.Object{sa, cr, crb, tr, trb}
+	return append([]client.Object{sa, cr, crb, tr, trb}, guardObjects(o)...)
 }
 
 // namespaceObject is a namespace Join creates, marked so that Unjoin
@@ -102,8 +102,11 @@ func namespaceObject(name, cluster string) *corev1.Namespace {
 
 // clusterObject is the Cluster Join writes in the management cluster.
 func clusterObject(o Options, clusterID string) *multiclusterv1alpha1.Cluster {
-	l := labels(o.Name)
-	maps.Copy(l, o.Labels)
+	l := maps.Clone(o.Labels)
+	if l == nil {
+		l = map[string]string{}
+	}
+	maps.Copy(l, labels(o.Name))
 	return &multiclusterv1alpha1.Cluster{
 		TypeMeta: metav1.TypeMeta{APIVersion: multiclusterv1alpha1.GroupVersion.String(), Kind: "Cluster"},
 		ObjectMeta: metav1.ObjectMeta{

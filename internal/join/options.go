@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -82,6 +83,9 @@ func (o Options) Validate() error {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
+		if _, reserved := labels(o.Name)[k]; reserved {
+			errs = append(errs, fmt.Errorf("--label %s: the key is meridian join's own (it finds what it made by it)", k))
+		}
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--label %s: key %s", k, strings.Join(msgs, "; ")))
 		}
@@ -94,6 +98,11 @@ func (o Options) Validate() error {
 	}
 	if o.TokenTTL != 0 && o.TokenTTL < membertoken.MinTTL {
 		errs = append(errs, fmt.Errorf("--token-ttl %v: must be at least %v, the shortest token an API server issues", o.TokenTTL, membertoken.MinTTL))
+	}
+	if o.Server != "" {
+		if u, err := url.Parse(o.Server); err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--member-server %q: want the https URL of the member's API server, https://host:port", o.Server))
+		}
 	}
 	for _, r := range o.Resources {
 		if _, err := parseResource(r); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,12 +17,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	clustercontroller "github.com/meridian-dev/meridian/internal/controller/cluster"
+	"github.com/meridian-dev/meridian/internal/probe"
 	"github.com/meridian-dev/meridian/internal/propagation"
 )
 
@@ -76,8 +81,13 @@ func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOption
 	if err != nil {
 		return err
 	}
+	memberGone := false
 	if _, err := mb.identity(ctx); err != nil {
-		return err
+		if !o.Force {
+			return fmt.Errorf("%w (with --force, unjoin takes it out of the management cluster and leaves what is in it)", err)
+		}
+		memberGone = true
+		fmt.Fprintf(out, "member: does not answer, so only the management cluster is cleaned up: %v\n", err)
 	}
 	c := &multiclusterv1alpha1.Cluster{}
 	err = mg.c.Get(ctx, client.ObjectKey{Name: o.Name}, c)
@@ -89,7 +99,12 @@ func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOption
 	case c.Labels[multiclusterv1alpha1.LabelJoinedCluster] != o.Name && !o.Force:
 		return fmt.Errorf("%w: Cluster %q has no label %s=%s; delete it yourself, or pass --force", ErrNotJoined, o.Name, multiclusterv1alpha1.LabelJoinedCluster, o.Name)
 	}
-	if c != nil {
+	switch {
+	case c != nil && memberGone:
+		if err := release(ctx, mg, c, out); err != nil {
+			return err
+		}
+	case c != nil:
 		if o.Drain {
 			if err := drain(ctx, mg, mb, c, o, out); err != nil {
 				return err
@@ -106,10 +121,17 @@ func Unjoin(ctx context.Context, management, member *rest.Config, o UnjoinOption
 			return err
 		}
 	}
+	if err := removeJoinedSecrets(ctx, mg, o.Name, out); err != nil {
+		return err
+	}
+	if memberGone {
+		fmt.Fprintf(out, "member: what meridian join made there stays (objects labelled %s=%s); run meridian unjoin again when it answers\n", multiclusterv1alpha1.LabelJoinedCluster, o.Name)
+		return nil
+	}
 	if err := removeMadeNamespaces(ctx, mb, member, out); err != nil {
 		return err
 	}
-	return removeJoined(ctx, mg, mb, o, out)
+	return removeJoined(ctx, mb, o, member, out)
 }
 
 // meridianObjects lists what Meridian made in the member, by kind.
@@ -179,14 +201,16 @@ func drain(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1.Cluster
 		return len(left) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w: the member still holds Meridian's objects %v after the drain began (is meridian controller running?): %w", ErrCleanupTimeout, o.Timeout, err)
+		return fmt.Errorf("%w: the member still holds Meridian's objects %v after the drain began (is meridian controller running?); Cluster %s keeps its taint %s:NoExecute until it is unjoined or the taint is removed (kubectl edit cluster %s): %w", ErrCleanupTimeout, o.Timeout, c.Name, DrainTaint, c.Name, err)
 	}
 	return nil
 }
 
 // deleteCluster deletes the Cluster and waits for the controller to release
-// it; with Force, a Cluster still held after Timeout loses its finalizer and
-// Meridian's objects are deleted from the member here.
+// it; with Force, a Cluster still held after Timeout loses the controller's
+// finalizer. Then it checks the member: what the controller could not
+// remove (it could not reach the member) fails the unjoin, naming it, or
+// with Force is deleted here.
 func deleteCluster(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1.Cluster, o UnjoinOptions, out io.Writer) error {
 	if err := mg.c.Delete(ctx, c); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("failed to delete Cluster %q: %w", c.Name, err)
@@ -199,15 +223,20 @@ func deleteCluster(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1
 		}
 		return false, err
 	})
-	if err == nil {
-		return nil
-	}
-	if !o.Force {
+	switch {
+	case err != nil && !o.Force:
 		return fmt.Errorf("%w: Cluster %q is still there %v after its deletion (is meridian controller running? --force removes its finalizer and Meridian's objects from the member): %w", ErrCleanupTimeout, c.Name, o.Timeout, err)
+	case err != nil:
+		if err := release(ctx, mg, c, out); err != nil {
+			return err
+		}
 	}
 	left, err := meridianObjects(ctx, mb.c)
 	if err != nil {
 		return err
+	}
+	if len(left) > 0 && !o.Force {
+		return fmt.Errorf("%w: the controller released Cluster %q but left %s in the member (it could not reach it); run meridian unjoin %s --force to delete them from here", ErrStillRunning, c.Name, summary(left), c.Name)
 	}
 	for _, obj := range left {
 		if err := mb.c.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
@@ -215,61 +244,110 @@ func deleteCluster(ctx context.Context, mg, mb *cluster, c *multiclusterv1alpha1
 		}
 		fmt.Fprintf(out, "member: %s deleted\n", describe(obj))
 	}
+	// The prober's targets, which the controller wrote.
+	targets := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: probe.TargetsConfigMap}}
+	if err := mb.c.Delete(ctx, targets); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete the prober's targets from the member: %w", err)
+	}
+	return nil
+}
+
+// release removes the controller's finalizer from a deleted Cluster, so that
+// it goes without the controller's cleanup of the member.
+func release(ctx context.Context, mg *cluster, c *multiclusterv1alpha1.Cluster, out io.Writer) error {
+	if err := mg.c.Delete(ctx, c); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete Cluster %q: %w", c.Name, err)
+	}
 	held := &multiclusterv1alpha1.Cluster{}
 	if err := mg.c.Get(ctx, client.ObjectKeyFromObject(c), held); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	before := held.DeepCopy()
-	held.Finalizers = nil
-	if err := mg.c.Patch(ctx, held, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("failed to remove the finalizers of Cluster %q: %w", c.Name, err)
+	if !controllerutil.RemoveFinalizer(held, clustercontroller.Finalizer) {
+		return nil
 	}
-	fmt.Fprintf(out, "management cluster: Cluster %s released\n", c.Name)
+	if err := mg.c.Patch(ctx, held, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to remove the finalizer of Cluster %q: %w", c.Name, err)
+	}
+	fmt.Fprintf(out, "management cluster: Cluster %s released without the controller's cleanup\n", c.Name)
 	return nil
 }
 
-// removeJoined deletes what Join made for the Cluster: the Secret in the
-// management cluster, the bindings, roles and ServiceAccount in the member,
-// and the member's namespace when Join created it.
-func removeJoined(ctx context.Context, mg, mb *cluster, o UnjoinOptions, out io.Writer) error {
-	mine := client.MatchingLabels{multiclusterv1alpha1.LabelJoinedCluster: o.Name, multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByJoin}
-	secret := secretObject(Options{Name: o.Name, Namespace: o.Namespace})
-	var objs []struct {
-		s   *cluster
-		obj client.Object
+// removeJoinedSecrets deletes the management cluster's kubeconfig Secrets
+// Join made for the Cluster, found by their labels in any namespace.
+func removeJoinedSecrets(ctx context.Context, mg *cluster, name string, out io.Writer) error {
+	var list corev1.SecretList
+	if err := mg.c.List(ctx, &list, mine(name)); err != nil {
+		return fmt.Errorf("failed to list the Secrets meridian join made for %q: %w", name, err)
 	}
-	objs = append(objs, struct {
-		s   *cluster
-		obj client.Object
-	}{mg, secret})
-	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &rbacv1.ClusterRoleBindingList{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleList{}, &rbacv1.RoleList{}, &corev1.ServiceAccountList{}, &corev1.NamespaceList{}} {
-		if err := mb.c.List(ctx, list, mine); err != nil {
-			return fmt.Errorf("failed to list the member's %T made by meridian join: %w", list, err)
-		}
-		if err := meta.EachListItem(list, func(o runtime.Object) error {
-			objs = append(objs, struct {
-				s   *cluster
-				obj client.Object
-			}{mb, o.(client.Object)})
-			return nil
-		}); err != nil {
+	for i := range list.Items {
+		if err := deleteOne(ctx, mg, &list.Items[i], out); err != nil {
 			return err
 		}
 	}
-	for _, x := range objs {
-		if ns, ok := x.obj.(*corev1.Namespace); ok && ns.Annotations[multiclusterv1alpha1.AnnotationCreatedByJoin] != "true" {
-			continue
+	return nil
+}
+
+// mine selects what Join made for the Cluster name.
+func mine(name string) client.MatchingLabels {
+	return client.MatchingLabels{multiclusterv1alpha1.LabelJoinedCluster: name, multiclusterv1alpha1.LabelManagedBy: multiclusterv1alpha1.ManagedByJoin}
+}
+
+// removeJoined deletes what Join made in the member: the prober, the
+// bindings, roles and ServiceAccount, and the namespace when Join created it
+// and it holds nothing else now.
+func removeJoined(ctx context.Context, mb *cluster, o UnjoinOptions, cfg *rest.Config, out io.Writer) error {
+	var madeNamespaces []*corev1.Namespace
+	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}, &admissionregistrationv1.ValidatingAdmissionPolicyList{}, &rbacv1.ClusterRoleBindingList{}, &rbacv1.RoleBindingList{}, &rbacv1.ClusterRoleList{}, &rbacv1.RoleList{}, &corev1.ServiceAccountList{}, &corev1.NamespaceList{}} {
+		if err := mb.c.List(ctx, list, mine(o.Name)); err != nil {
+			return fmt.Errorf("failed to list the member's %T made by meridian join: %w", list, err)
 		}
-		err := x.s.c.Delete(ctx, x.obj)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+		err := meta.EachListItem(list, func(obj runtime.Object) error {
+			if ns, ok := obj.(*corev1.Namespace); ok {
+				if ns.Annotations[multiclusterv1alpha1.AnnotationCreatedByJoin] == "true" && ns.DeletionTimestamp.IsZero() {
+					madeNamespaces = append(madeNamespaces, ns)
+				}
+				return nil
+			}
+			return deleteOne(ctx, mb, obj.(client.Object), out)
+		})
 		if err != nil {
-			return fmt.Errorf("failed to delete %T %s from the %s: %w", x.obj, klog.KObj(x.obj), x.s.name, err)
+			return err
 		}
-		fmt.Fprintf(out, "%s: %s %s deleted\n", x.s.name, kindOf(x.obj), klog.KObj(x.obj))
+	}
+	for _, ns := range madeNamespaces {
+		// What Join made there is going (the prober's pods with their
+		// Deployment), and the prober's own report.
+		joined := func(gvr schema.GroupVersionResource, o metav1.Object) bool {
+			return o.GetLabels()[multiclusterv1alpha1.LabelJoinedCluster] == ns.Labels[multiclusterv1alpha1.LabelJoinedCluster] ||
+				(gvr.Resource == "configmaps" && o.GetName() == probe.ProbeConfigMap)
+		}
+		held, err := holdsBesides(ctx, cfg, ns.Name, joined)
+		if err != nil {
+			return err
+		}
+		if len(held) > 0 {
+			fmt.Fprintf(out, "member: Namespace %s kept, meridian join made it but it holds %s\n", ns.Name, strings.Join(held[:min(3, len(held))], ", "))
+			continue
+		}
+		if err := deleteOne(ctx, mb, ns, out); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// deleteOne deletes obj from c's cluster and says so.
+func deleteOne(ctx context.Context, c *cluster, obj client.Object, out io.Writer) error {
+	err := c.c.Delete(ctx, obj)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to delete %s %s from the %s: %w", kindOf(obj), klog.KObj(obj), c.name, err)
+	}
+	_, err = fmt.Fprintf(out, "%s: %s %s deleted\n", c.name, kindOf(obj), klog.KObj(obj))
+	return err
 }
 
 // kindOf names a typed object's kind.

@@ -125,12 +125,16 @@ func Replace(kubeconfig []byte, token string) ([]byte, error) {
 }
 
 // Reusable reports whether secret holds, under key, a kubeconfig of server
-// with a token Meridian issued for sa that is not yet due for renewal at
-// now (decide.TokenRenewal), so that running a join or a peering again
-// keeps it rather than issuing another.
-func Reusable(secret *corev1.Secret, key string, sa types.NamespacedName, server string, now time.Time) bool {
+// with a token Meridian issued for sa, of lifetime ttl (within a minute),
+// that is not yet due for renewal at now (decide.TokenRenewal), so that
+// running a join or a peering again with the same flags keeps it rather
+// than issuing another, and one with another lifetime issues one of it.
+func Reusable(secret *corev1.Secret, key string, sa types.NamespacedName, server string, ttl time.Duration, now time.Time) bool {
 	l, err := LifetimeOf(secret)
 	if err != nil || l.ServiceAccount != sa {
+		return false
+	}
+	if d := l.Expires.Sub(l.Issued) - ttl; d > time.Minute || d < -time.Minute {
 		return false
 	}
 	if !now.Before(decide.TokenRenewal(l.Issued, l.Expires, 0)) {

@@ -277,7 +277,7 @@ func account(ctx context.Context, self, other *cluster, o Options, out io.Writer
 	// The credentials other holds of self: kept while still good.
 	held := &corev1.Secret{}
 	err := other.c.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: SecretName(self.Name)}, held)
-	if err == nil && membertoken.Reusable(held, CredentialsKey, sa, self.server(), time.Now()) {
+	if err == nil && membertoken.Reusable(held, CredentialsKey, sa, self.server(), o.TokenTTL, time.Now()) {
 		return held, nil
 	}
 	if err != nil && !apierrors.IsNotFound(err) {

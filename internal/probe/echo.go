@@ -8,20 +8,33 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 )
 
-// maxLine bounds a probe line, so that a peer cannot make the echo server
-// buffer without end.
-const maxLine = 64
+// Bounds of the echo server, so that no peer (or anyone who reaches the
+// port) makes it buffer, hold connections or spawn goroutines without end.
+const (
+	// maxLine bounds a probe line.
+	maxLine = 64
+	// maxConns is how many connections it serves at once; more are closed
+	// at once.
+	maxConns = 128
+	// connLifetime is how long a connection may stay open, whatever it
+	// sends: a round of probes takes a few round trips.
+	connLifetime = 30 * time.Second
+)
 
 // Serve answers probes on ln until ctx ends: every line a connection sends
-// is written back.
+// is written back. A temporary accept error (too many open files) is
+// retried after a pause, as net/http does.
 func Serve(ctx context.Context, ln net.Listener) error {
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	slots := make(chan struct{}, maxConns)
+	var pause time.Duration
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -29,10 +42,25 @@ func Serve(ctx context.Context, ln net.Listener) error {
 			case <-ctx.Done():
 				return nil // the listener closed because ctx ended
 			default:
-				return fmt.Errorf("failed to accept a probe: %w", err)
 			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+				time.Sleep(pause)
+				continue
+			}
+			return fmt.Errorf("failed to accept a probe: %w", err)
 		}
-		go echo(ctx, conn)
+		pause = 0
+		select {
+		case slots <- struct{}{}:
+			go func() {
+				defer func() { <-slots }()
+				echo(ctx, conn)
+			}()
+		default:
+			conn.Close()
+		}
 	}
 }
 
@@ -40,9 +68,9 @@ func echo(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
+	_ = conn.SetDeadline(time.Now().Add(connLifetime))
 	r := bufio.NewReaderSize(conn, maxLine)
 	for {
-		_ = conn.SetDeadline(time.Now().Add(time.Minute))
 		line, err := r.ReadSlice('\n')
 		if err != nil {
 			return
@@ -95,7 +123,7 @@ func Measure(ctx context.Context, addr, source string, samples int, timeout time
 		}
 		rtts = append(rtts, time.Since(start))
 		if string(line) != msg {
-			return 0, errors.New("the prober at " + addr + " answered " + strconv.Quote(string(line)) + ", not the probe")
+			return 0, fmt.Errorf("the prober at %s answered %q, not the probe", addr, line)
 		}
 	}
 	return slices.Min(rtts), nil

@@ -171,7 +171,10 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 		r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
 		return false, time.Time{}
 	}
-	var renewAt time.Time
+	var (
+		renewAt       time.Time
+		renewalFailed error
+	)
 	if token != nil {
 		now := time.Now()
 		if !now.Before(token.lifetime.Expires) {
@@ -180,9 +183,14 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 		}
 		renewAt = token.renewAt
 		if !now.Before(renewAt) {
-			if err := r.renew(ctx, c, secret, cfg, token, now); err != nil {
+			renewCtx, cancel := context.WithTimeout(ctx, r.HeartbeatTimeout)
+			err := r.renew(renewCtx, c, secret, cfg, token, now)
+			cancel()
+			if err != nil {
 				// The old token still works until it expires; the next
-				// pass tries again.
+				// heartbeat tries again.
+				renewAt = time.Time{}
+				renewalFailed = err
 				log.FromContext(ctx).Error(err, "Failed to renew member token", "cluster", klog.KObj(c))
 				if r.Recorder != nil {
 					r.Recorder.Eventf(c, nil, corev1.EventTypeWarning, ReasonTokenRenewalFailed, "RenewToken", "%s", err.Error())
@@ -190,7 +198,10 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 			} else if cfg, hash, err = inventory.RESTConfigFromSecret(secret, c.Spec.KubeconfigSecretRef.Key); err != nil {
 				r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
 				return false, time.Time{}
-			} else if token, err = r.tokenOf(secret); err == nil && token != nil {
+			} else if token, err = r.tokenOf(secret); err != nil {
+				r.setReady(c, metav1.ConditionFalse, multiclusterv1alpha1.ClusterReasonKubeconfigInvalid, err.Error())
+				return false, time.Time{}
+			} else if token != nil {
 				renewAt = token.renewAt
 			}
 		}
@@ -206,7 +217,10 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 		return false, renewAt
 	}
 
-	if err := r.observeProbe(ctx, c, member); err != nil {
+	probeCtx, cancel := context.WithTimeout(ctx, r.HeartbeatTimeout)
+	err = r.observeProbe(probeCtx, c, member)
+	cancel()
+	if err != nil {
 		log.FromContext(ctx).Error(err, "Failed to read the member's latency prober", "cluster", klog.KObj(c))
 	}
 	now := metav1.Now()
@@ -218,8 +232,11 @@ func (r *Reconciler) connect(ctx context.Context, c *multiclusterv1alpha1.Cluste
 	c.Status.Capacity = sum.Capacity
 	c.Status.Allocatable = sum.Allocatable
 	c.Status.Allocated = sum.Allocated
-	r.setReady(c, metav1.ConditionTrue, multiclusterv1alpha1.ClusterReasonConnected,
-		fmt.Sprintf("member answered; %d nodes, %s CPU allocatable", sum.Nodes, sum.Allocatable.Cpu()))
+	msg := fmt.Sprintf("member answered; %d nodes, %s CPU allocatable", sum.Nodes, sum.Allocatable.Cpu())
+	if renewalFailed != nil {
+		msg += fmt.Sprintf("; renewing its token failed (it expires at %s): %v", token.lifetime.Expires.UTC().Format(time.RFC3339), renewalFailed)
+	}
+	r.setReady(c, metav1.ConditionTrue, multiclusterv1alpha1.ClusterReasonConnected, msg)
 	return true, renewAt
 }
 

@@ -1,10 +1,14 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,24 +53,39 @@ func (r *Reconciler) observeProbe(ctx context.Context, c *multiclusterv1alpha1.C
 			targets[other.Name] = other.Status.ProbeAddress
 		}
 	}
+	if err := validAddress(report.Address); err != nil {
+		return fmt.Errorf("the prober's report is refused: %w", err)
+	}
 	c.Status.ProbeAddress = report.Address
-	latencies := make([]multiclusterv1alpha1.ClusterLatency, 0, len(report.Latencies))
+	// Merged by cluster into what was measured before: a member that did
+	// not answer this round keeps its last measurement, which ages out of
+	// placement.
+	byCluster := map[string]multiclusterv1alpha1.ClusterLatency{}
+	for _, l := range c.Status.Latencies {
+		if known[string(l.Cluster)] && l.MeasuredAt != nil {
+			byCluster[string(l.Cluster)] = l
+		}
+	}
 	for _, m := range report.Latencies {
-		if !known[m.Cluster] || m.Cluster == c.Name {
+		if !known[m.Cluster] || m.Cluster == c.Name || m.RTT <= 0 || m.MeasuredAt.IsZero() {
+			continue
+		}
+		if old, ok := byCluster[m.Cluster]; ok && !m.MeasuredAt.After(old.MeasuredAt.Time) {
 			continue
 		}
 		at := metav1.NewTime(m.MeasuredAt)
-		latencies = append(latencies, multiclusterv1alpha1.ClusterLatency{
+		byCluster[m.Cluster] = multiclusterv1alpha1.ClusterLatency{
 			Cluster: multiclusterv1alpha1.ClusterName(m.Cluster), RTT: metav1.Duration{Duration: m.RTT}, MeasuredAt: &at,
-		})
+		}
 	}
-	// A round that reached no one keeps the last measurements, which age.
-	if len(latencies) > 0 {
-		slices.SortStableFunc(latencies, func(a, b multiclusterv1alpha1.ClusterLatency) int {
-			return int(a.RTT.Duration - b.RTT.Duration)
-		})
-		c.Status.Latencies = latencies
-	}
+	latencies := slices.Collect(maps.Values(byCluster))
+	slices.SortStableFunc(latencies, func(a, b multiclusterv1alpha1.ClusterLatency) int {
+		if c := cmp.Compare(a.RTT.Duration, b.RTT.Duration); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Cluster), string(b.Cluster))
+	})
+	c.Status.Latencies = latencies
 	return r.writeTargets(ctx, member, targets)
 }
 
@@ -94,6 +113,26 @@ func (r *Reconciler) writeTargets(ctx context.Context, member *inventory.Member,
 	}
 	if err := member.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("meridian"), client.ForceOwnership); err != nil {
 		return fmt.Errorf("failed to write the prober's targets: %w", err)
+	}
+	return nil
+}
+
+// maxAddress is the longest probe address status.probeAddress holds.
+const maxAddress = 261
+
+// validAddress checks a prober's advertised address: host:port, as long as
+// the Cluster's status takes. It is handed to the other members' probers
+// to dial.
+func validAddress(addr string) error {
+	if len(addr) > maxAddress {
+		return fmt.Errorf("address is %d characters long, more than %d", len(addr), maxAddress)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return fmt.Errorf("address %q is not host:port", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("address %q has no port from 1 to 65535", addr)
 	}
 	return nil
 }

@@ -36,7 +36,10 @@ const ReasonUnsupportedAccessProvider = "UnsupportedAccessProvider"
 
 // Reconciler keeps ClusterProfiles and Clusters in step.
 type Reconciler struct {
-	Client   client.Client
+	Client client.Client
+	// APIReader reads from the API server, so that a profile not yet in
+	// the cache is never taken for one that is gone.
+	APIReader client.Reader
 	Recorder events.EventRecorder
 	// Namespace holds the ClusterProfiles, and the kubeconfig Secrets that
 	// name no namespace.
@@ -87,11 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case foreign:
 		return ctrl.Result{}, r.importProfile(ctx, p, c)
 	case c != nil && c.Annotations[AnnotationClusterProfile] != "":
-		// Made from a profile that is gone: it goes too.
-		if err := r.Client.Delete(ctx, c); client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to delete Cluster %q, whose ClusterProfile is gone: %w", c.Name, err)
-		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.profileGone(ctx, c)
 	case c == nil || !c.DeletionTimestamp.IsZero():
 		if p != nil {
 			if err := r.Client.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
@@ -101,6 +100,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, r.export(ctx, c)
+}
+
+// profileGone deletes a Cluster made from a ClusterProfile that is gone,
+// when this controller imported it (import on, the profile in its
+// namespace) and the API server confirms the profile is gone; another
+// Cluster is left alone.
+func (r *Reconciler) profileGone(ctx context.Context, c *multiclusterv1alpha1.Cluster) error {
+	key := r.Namespace + "/" + c.Name
+	if !r.Import || c.Annotations[AnnotationClusterProfile] != key || c.Labels[clusterinventory.LabelClusterManager] == clusterinventory.Manager {
+		return nil
+	}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: c.Name}, &clusterinventory.ClusterProfile{})
+	if err == nil || !apierrors.IsNotFound(err) {
+		return client.IgnoreNotFound(err)
+	}
+	if err := r.Client.Delete(ctx, c); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("failed to delete Cluster %q, whose ClusterProfile %s is gone: %w", c.Name, key, err)
+	}
+	return nil
 }
 
 // export applies the Cluster's ClusterProfile: its spec, then its status
@@ -169,7 +187,7 @@ func (r *Reconciler) importProfile(ctx context.Context, p *clusterinventory.Clus
 		r.warn(p, "ClusterExists", "Cluster %q exists and was not made from this ClusterProfile; it is left as it is", p.Name)
 		return nil
 	}
-	want, err := clusterinventory.ClusterOf(p, r.Namespace)
+	want, err := clusterinventory.ClusterOf(p)
 	if err != nil {
 		// Nothing to retry until the profile changes, which requeues it.
 		r.warn(p, ReasonUnsupportedAccessProvider, "%s", err.Error())
