@@ -411,18 +411,13 @@ func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement
 	latency, measured, epoch := inv.latency, inv.measured, inv.latencyEpoch
 	built := latency == nil
 	if built {
-		latency, measured = placement.Latency{}, placement.MeasuredLatency{}
+		latency = placement.Latency{}
 		for name, e := range inv.clusters {
 			for other, d := range e.latencies {
 				setLatency(latency, name, other, d)
 			}
-			for other, at := range e.measured {
-				if measured[name] == nil {
-					measured[name] = map[string]time.Time{}
-				}
-				measured[name][other] = at
-			}
 		}
+		measured = measuredLinks(inv.clusters, latency)
 	}
 	inv.mu.RUnlock()
 	if built {
@@ -435,6 +430,35 @@ func (inv *Inventory) Snapshot(traffic map[string]map[string]float64) *placement
 	s := inv.snapshots.New(clusters, gens, latency, traffic)
 	s.Measured = measured
 	return s
+}
+
+// measuredLinks says which links of the matrix hold a measurement, and
+// when it was made: the link a→b holds a's own measurement when a chose it
+// for its row, or b's when a has no value of its own for b and b's was
+// copied over (setLatency).
+func measuredLinks(clusters map[string]clusterEntry, latency placement.Latency) placement.MeasuredLatency {
+	out := placement.MeasuredLatency{}
+	set := func(a, b string, at time.Time) {
+		if out[a] == nil {
+			out[a] = map[string]time.Time{}
+		}
+		out[a][b] = at
+	}
+	for a, row := range latency {
+		for b := range row {
+			if at, ok := clusters[a].measured[b]; ok {
+				set(a, b, at)
+				continue
+			}
+			if _, own := clusters[a].latencies[b]; own {
+				continue // a's own declared value
+			}
+			if at, ok := clusters[b].measured[a]; ok {
+				set(a, b, at)
+			}
+		}
+	}
+	return out
 }
 
 // chooseLatencies sets e's round-trip times from c: each link's measured

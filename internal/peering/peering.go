@@ -113,6 +113,11 @@ func Validate(a, b Side) error {
 			errs = append(errs, fmt.Errorf("%s's share %d: must be from 0 to 100", s.Name, s.Lends.SharePercent))
 		}
 	}
+	for _, s := range []Side{a, b} {
+		if s.Config == nil {
+			errs = append(errs, fmt.Errorf("cluster %q: no configuration to reach it", s.Name))
+		}
+	}
 	if a.Name == b.Name {
 		errs = append(errs, fmt.Errorf("a cluster cannot peer with itself (%q)", a.Name))
 	}
@@ -156,6 +161,9 @@ func connect(s Side) (*cluster, error) {
 func Peer(ctx context.Context, a, b Side, o Options, out io.Writer) error {
 	if err := Validate(a, b); err != nil {
 		return err
+	}
+	if o.TokenTTL != 0 && o.TokenTTL < membertoken.MinTTL {
+		return fmt.Errorf("--token-ttl %v: must be at least %v, the shortest token an API server issues", o.TokenTTL, membertoken.MinTTL)
 	}
 	o.defaults()
 	ca, err := connect(a)

@@ -139,6 +139,7 @@ func TestPeerRefusesBadInput(t *testing.T) {
 		says string
 	}{
 		{"nobody lends", peering.Side{Name: "home"}, peering.Side{Name: "big"}, "neither cluster lends"},
+		{"no configuration", peering.Side{Name: "home"}, peering.Side{Name: "big", Lends: &peering.Terms{}}, `cluster "home": no configuration to reach it`},
 		{"itself", peering.Side{Name: "home", Lends: &peering.Terms{}}, peering.Side{Name: "home"}, "cannot peer with itself"},
 		{"share over 100", peering.Side{Name: "home"}, peering.Side{Name: "big", Lends: &peering.Terms{SharePercent: 150}}, "big's share 150: must be from 0 to 100"},
 		{"bad name", peering.Side{Name: "Home"}, peering.Side{Name: "big", Lends: &peering.Terms{}}, `cluster name "Home"`},

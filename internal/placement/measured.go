@@ -14,11 +14,12 @@ const DefaultMeasuredLatencyMaxAge = 2 * time.Minute
 // the snapshot's Latency was measured; a link it lacks was declared.
 type MeasuredLatency map[string]map[string]time.Time
 
-// At returns when the link between a and b was measured, in either
-// direction.
-func (m MeasuredLatency) At(a, b string) (time.Time, bool) {
-	if t, ok := m[a][b]; ok {
-		return t, true
+// At returns when the value Latency.Between(a, b) reads was measured: the
+// link a→b when l has it, else b→a, as Between looks them up.
+func (m MeasuredLatency) At(l Latency, a, b string) (time.Time, bool) {
+	if _, ok := l[a][b]; ok {
+		t, ok := m[a][b]
+		return t, ok
 	}
 	t, ok := m[b][a]
 	return t, ok
@@ -89,6 +90,6 @@ func (s *Snapshot) latencyFact(origin, cluster string) LatencyFact {
 	if !ok {
 		return LatencyFact{}
 	}
-	at, _ := s.Measured.At(origin, cluster)
+	at, _ := s.Measured.At(s.Latency, origin, cluster)
 	return LatencyFact{Origin: origin, RTT: rtt, MeasuredAt: at}
 }
