@@ -2,7 +2,6 @@ package join
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,10 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
-
-// ErrForbidden means the caller lacks a right a join or unjoin needs; the
-// error names each one.
-var ErrForbidden = errors.New("missing rights")
 
 // right is one action on one kind, cluster-wide when namespace is empty.
 type right struct {

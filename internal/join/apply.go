@@ -32,31 +32,9 @@ func describe(obj client.Object) string {
 // apply server-side applies obj and says whether it was created,
 // configured or left unchanged.
 func (s side) apply(ctx context.Context, obj client.Object) error {
-	u, err := manifest.ForApply(obj)
+	verb, err := manifest.Apply(ctx, s.c, obj, FieldManager)
 	if err != nil {
-		return err
-	}
-	before := &unstructured.Unstructured{}
-	before.SetGroupVersionKind(u.GroupVersionKind())
-	verb := "configured"
-	switch err := s.c.Get(ctx, client.ObjectKeyFromObject(u), before); {
-	case apierrors.IsNotFound(err):
-		verb = "created"
-	case err != nil:
-		return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
-	}
-	if err := s.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("failed to apply %s in the %s: %w", describe(obj), s.name, err)
-	}
-	if verb == "configured" {
-		after := &unstructured.Unstructured{}
-		after.SetGroupVersionKind(u.GroupVersionKind())
-		if err := s.c.Get(ctx, client.ObjectKeyFromObject(u), after); err != nil {
-			return fmt.Errorf("failed to read %s in the %s: %w", describe(obj), s.name, err)
-		}
-		if after.GetResourceVersion() == before.GetResourceVersion() {
-			verb = "unchanged"
-		}
+		return fmt.Errorf("the %s: %w", s.name, err)
 	}
 	_, err = fmt.Fprintf(s.out, "%s: %s %s\n", s.name, describe(obj), verb)
 	return err

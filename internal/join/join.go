@@ -21,18 +21,6 @@ import (
 	"github.com/meridian-dev/meridian/internal/scheme"
 )
 
-// Sentinel errors of a join.
-var (
-	// ErrUnreachable means a cluster's API server did not answer.
-	ErrUnreachable = errors.New("unreachable")
-	// ErrJoinedElsewhere means the member is already joined under another
-	// name, or by another management cluster, or the name is another
-	// member's.
-	ErrJoinedElsewhere = errors.New("already joined")
-	// ErrExists means an object Join would write exists and is not Join's.
-	ErrExists = errors.New("exists")
-)
-
 // reachTimeout bounds the first request to each cluster, so that an
 // address nobody answers at fails in seconds.
 const reachTimeout = 15 * time.Second

@@ -49,20 +49,26 @@ func removeMadeNamespaces(ctx context.Context, mb *cluster, cfg *rest.Config, ou
 		return nil
 	}
 	for _, ns := range made {
-		held, err := holdsBesides(ctx, cfg, ns.Name, nil)
-		if err != nil {
+		if err := deleteIfEmpty(ctx, mb, cfg, ns, "Meridian", nil, out); err != nil {
 			return err
 		}
-		if len(held) > 0 {
-			fmt.Fprintf(out, "member: Namespace %s kept, Meridian made it but it holds %s\n", ns.Name, strings.Join(held[:min(3, len(held))], ", "))
-			continue
-		}
-		if err := mb.c.Delete(ctx, ns); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("failed to delete namespace %s from the member: %w", ns.Name, err)
-		}
-		fmt.Fprintf(out, "member: Namespace %s deleted (Meridian made it; empty)\n", ns.Name)
 	}
 	return nil
+}
+
+// deleteIfEmpty deletes a namespace maker made in the member when it holds
+// nothing but what every namespace holds and what ignore leaves out; one
+// that holds more is kept, and out says what it holds.
+func deleteIfEmpty(ctx context.Context, mb *cluster, cfg *rest.Config, ns *corev1.Namespace, maker string, ignore func(schema.GroupVersionResource, metav1.Object) bool, out io.Writer) error {
+	held, err := holdsBesides(ctx, cfg, ns.Name, ignore)
+	if err != nil {
+		return err
+	}
+	if len(held) > 0 {
+		_, err := fmt.Fprintf(out, "member: Namespace %s kept, %s made it but it holds %s\n", ns.Name, maker, strings.Join(held[:min(3, len(held))], ", "))
+		return err
+	}
+	return deleteOne(ctx, mb, ns, out)
 }
 
 // namespacedResources are the namespaced kinds the member serves and lists.

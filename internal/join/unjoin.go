@@ -2,7 +2,6 @@ package join
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -28,16 +27,6 @@ import (
 	clustercontroller "github.com/meridian-dev/meridian/internal/controller/cluster"
 	"github.com/meridian-dev/meridian/internal/probe"
 	"github.com/meridian-dev/meridian/internal/propagation"
-)
-
-// Sentinel errors of an unjoin.
-var (
-	// ErrStillRunning means the member still holds Meridian's workloads.
-	ErrStillRunning = errors.New("member still runs Meridian's objects")
-	// ErrNotJoined means the Cluster was not made by Join.
-	ErrNotJoined = errors.New("not made by meridian join")
-	// ErrCleanupTimeout means the Cluster was not released in time.
-	ErrCleanupTimeout = errors.New("timed out")
 )
 
 // DrainTaint is the taint Unjoin puts on a Cluster to move Meridian's
@@ -322,15 +311,7 @@ func removeJoined(ctx context.Context, mb *cluster, o UnjoinOptions, cfg *rest.C
 			return o.GetLabels()[multiclusterv1alpha1.LabelJoinedCluster] == ns.Labels[multiclusterv1alpha1.LabelJoinedCluster] ||
 				(gvr.Resource == "configmaps" && o.GetName() == probe.ProbeConfigMap)
 		}
-		held, err := holdsBesides(ctx, cfg, ns.Name, joined)
-		if err != nil {
-			return err
-		}
-		if len(held) > 0 {
-			fmt.Fprintf(out, "member: Namespace %s kept, meridian join made it but it holds %s\n", ns.Name, strings.Join(held[:min(3, len(held))], ", "))
-			continue
-		}
-		if err := deleteOne(ctx, mb, ns, out); err != nil {
+		if err := deleteIfEmpty(ctx, mb, cfg, ns, "meridian join", joined, out); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
@@ -157,6 +156,19 @@ func connect(s Side) (*cluster, error) {
 	return &cluster{Side: s, c: c, cs: cs}, nil
 }
 
+// connectBoth makes the clients of both sides.
+func connectBoth(a, b Side) (*cluster, *cluster, error) {
+	ca, err := connect(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb, err := connect(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ca, cb, nil
+}
+
 // Peer peers a and b and tells out what it wrote.
 func Peer(ctx context.Context, a, b Side, o Options, out io.Writer) error {
 	if err := Validate(a, b); err != nil {
@@ -166,11 +178,7 @@ func Peer(ctx context.Context, a, b Side, o Options, out io.Writer) error {
 		return fmt.Errorf("--token-ttl %v: must be at least %v, the shortest token an API server issues", o.TokenTTL, membertoken.MinTTL)
 	}
 	o.defaults()
-	ca, err := connect(a)
-	if err != nil {
-		return err
-	}
-	cb, err := connect(b)
+	ca, cb, err := connectBoth(a, b)
 	if err != nil {
 		return err
 	}
@@ -200,29 +208,11 @@ func labels(peer string) map[string]string {
 
 // apply server-side applies obj in c and says what happened.
 func apply(ctx context.Context, c *cluster, obj client.Object, out io.Writer) error {
-	u, err := manifest.ForApply(obj)
+	verb, err := manifest.Apply(ctx, c.c, obj, FieldManager)
 	if err != nil {
 		return err
 	}
-	before := &unstructured.Unstructured{}
-	before.SetGroupVersionKind(u.GroupVersionKind())
-	verb := "configured"
-	if err := c.c.Get(ctx, client.ObjectKeyFromObject(u), before); apierrors.IsNotFound(err) {
-		verb = "created"
-	} else if err != nil {
-		return fmt.Errorf("failed to read %s %s: %w", u.GetKind(), klog.KObj(u), err)
-	}
-	if err := c.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("failed to apply %s %s: %w", u.GetKind(), klog.KObj(u), err)
-	}
-	if verb == "configured" {
-		after := &unstructured.Unstructured{}
-		after.SetGroupVersionKind(u.GroupVersionKind())
-		if err := c.c.Get(ctx, client.ObjectKeyFromObject(u), after); err == nil && after.GetResourceVersion() == before.GetResourceVersion() {
-			verb = "unchanged"
-		}
-	}
-	_, err = fmt.Fprintf(out, "%s: %s %s %s\n", c.Name, u.GetKind(), klog.KObj(u), verb)
+	_, err = fmt.Fprintf(out, "%s: %s %s %s\n", c.Name, obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj), verb)
 	return err
 }
 

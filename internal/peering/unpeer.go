@@ -22,11 +22,7 @@ import (
 // the messages in them. Running it again does nothing.
 func Unpeer(ctx context.Context, a, b Side, o Options, out io.Writer) error {
 	o.defaults()
-	ca, err := connect(a)
-	if err != nil {
-		return err
-	}
-	cb, err := connect(b)
+	ca, cb, err := connectBoth(a, b)
 	if err != nil {
 		return err
 	}

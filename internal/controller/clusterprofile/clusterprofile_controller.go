@@ -40,7 +40,7 @@ type Reconciler struct {
 	// APIReader reads from the API server, so that a profile not yet in
 	// the cache is never taken for one that is gone.
 	APIReader client.Reader
-	Recorder events.EventRecorder
+	Recorder  events.EventRecorder
 	// Namespace holds the ClusterProfiles, and the kubeconfig Secrets that
 	// name no namespace.
 	Namespace string
