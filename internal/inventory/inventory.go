@@ -101,12 +101,15 @@ func (inv *Inventory) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			// Stopped outside the lock: a member's informers wait for their
+			// handlers, which take it (markDirty).
 			inv.mu.Lock()
-			for name, m := range inv.members {
-				m.stop()
-				delete(inv.members, name)
-			}
+			members := inv.members
+			inv.members = map[string]*Member{}
 			inv.mu.Unlock()
+			for _, m := range members {
+				m.stop()
+			}
 			return nil
 		case <-t.C:
 			inv.flush()
