@@ -4,13 +4,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/controller"
+	"github.com/meridian-dev/meridian/internal/inventory"
 )
 
 // Names of what Join makes.
 const (
 	// DefaultNamespace holds the ServiceAccount in the member and the
-	// kubeconfig Secret in the management cluster.
-	DefaultNamespace = "meridian-system"
+	// kubeconfig Secret in the management cluster: the controller's.
+	DefaultNamespace = controller.DefaultNamespace
 	// ServiceAccountName is the member's ServiceAccount the controller
 	// acts as.
 	ServiceAccountName = "meridian-controller"
@@ -19,8 +21,9 @@ const (
 	// TokenRoleName names the Role that lets the ServiceAccount renew its
 	// own token, and its binding.
 	TokenRoleName = "meridian-member-token"
-	// KubeconfigKey is the key of the kubeconfig in the Secret.
-	KubeconfigKey = "kubeconfig"
+	// KubeconfigKey is the key of the kubeconfig in the Secret, the one
+	// the controller reads when a Cluster names none.
+	KubeconfigKey = inventory.DefaultKubeconfigKey
 	// FieldManager is the server-side apply field manager of every write.
 	FieldManager = "meridian-join"
 	// ComponentRole is the name `make manifests` gives the member role's

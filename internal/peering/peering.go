@@ -203,7 +203,7 @@ func Peer(ctx context.Context, a, b Side, o Options, out io.Writer) error {
 }
 
 func labels(peer string) map[string]string {
-	return map[string]string{"app.kubernetes.io/managed-by": ManagedBy, LabelPeer: peer}
+	return map[string]string{multiclusterv1alpha1.LabelManagedBy: ManagedBy, LabelPeer: peer}
 }
 
 // apply server-side applies obj in c and says what happened.

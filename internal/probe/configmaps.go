@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 )
 
 // Names and keys of the prober's ConfigMaps.
@@ -90,7 +92,7 @@ func configMap(namespace, name string, data map[string]string) *corev1.ConfigMap
 	return &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace,
-			Labels: map[string]string{"app.kubernetes.io/managed-by": ManagedBy}},
+			Labels: map[string]string{multiclusterv1alpha1.LabelManagedBy: ManagedBy}},
 		Data: maps.Clone(data),
 	}
 }

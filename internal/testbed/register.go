@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/join"
 	"github.com/meridian-dev/meridian/internal/manifest"
 )
 
@@ -25,8 +26,8 @@ const (
 )
 
 // KubeconfigSecretName is the name of the Secret holding a member's
-// kubeconfig.
-func KubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig" }
+// kubeconfig (meridian join's name for it).
+func KubeconfigSecretName(cluster string) string { return join.SecretName(cluster) }
 
 // clusterObject returns the Cluster that registers a member: where to find
 // its kubeconfig, where it is, and the latencies the profile declares,

@@ -14,6 +14,7 @@ import (
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
 	"github.com/meridian-dev/meridian/internal/decide"
+	"github.com/meridian-dev/meridian/internal/inventory"
 	"github.com/meridian-dev/meridian/internal/membertoken"
 )
 
@@ -92,5 +93,5 @@ func (r *Reconciler) kubeconfigKey(c *multiclusterv1alpha1.Cluster) string {
 	if c.Spec.KubeconfigSecretRef.Key != "" {
 		return c.Spec.KubeconfigSecretRef.Key
 	}
-	return "kubeconfig"
+	return inventory.DefaultKubeconfigKey
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -164,16 +163,11 @@ func (r *Reconciler) connection(ctx context.Context, c *multiclusterv1alpha1.Clu
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
 		return nil
 	}
-	cfg, err := clientcmd.Load(secret.Data[ref.Key])
+	cfg, _, err := inventory.RESTConfigFromSecret(secret, ref.Key)
 	if err != nil {
 		return nil
 	}
-	kctx := cfg.Contexts[cfg.CurrentContext]
-	if kctx == nil || cfg.Clusters[kctx.Cluster] == nil {
-		return nil
-	}
-	cl := cfg.Clusters[kctx.Cluster]
-	return &clusterinventory.Connection{Server: cl.Server, CertificateAuthorityData: cl.CertificateAuthorityData, TLSServerName: cl.TLSServerName, Secret: ref}
+	return &clusterinventory.Connection{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, TLSServerName: cfg.ServerName, Secret: ref}
 }
 
 // importProfile applies the Cluster of another manager's ClusterProfile,

@@ -39,7 +39,7 @@ var profileGVK = clusterinventory.GroupVersion.WithKind("ClusterProfile")
 func TestConsumerSeesTheFleet(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Members: 2, ExtraCRDPaths: []string{filepath.Join("..", "..", "clusterinventory", "crd")}})
 	env.Management.CreateNamespaces(t, "meridian-system")
-	members := env.RegisterMembers(t, "meridian-system", "4", "16Gi")
+	env.RegisterMembers(t, "meridian-system", "4", "16Gi")
 	env.StartManagerAs(t, "controller", func(mgr ctrl.Manager) error {
 		_, err := controller.Setup(mgr, controller.Options{HeartbeatInterval: 500 * time.Millisecond})
 		return err
@@ -118,7 +118,6 @@ func TestConsumerSeesTheFleet(t *testing.T) {
 	if err := consumer.List(t.Context(), &nodes); err != nil || len(nodes.Items) != 1 || nodes.Items[0].Name != "cluster2-node" {
 		t.Errorf("the consumer reached the member and listed %v (%v), want cluster2-node", nodes.Items, err)
 	}
-	_ = members
 
 	// The profile goes with its Cluster.
 	if err := mgmt.Delete(t.Context(), &multiclusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}); err != nil {
