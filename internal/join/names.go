@@ -4,15 +4,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	multiclusterv1alpha1 "github.com/meridian-dev/meridian/api/multicluster/v1alpha1"
-	"github.com/meridian-dev/meridian/internal/controller"
 	"github.com/meridian-dev/meridian/internal/inventory"
 )
 
 // Names of what Join makes.
 const (
 	// DefaultNamespace holds the ServiceAccount in the member and the
-	// kubeconfig Secret in the management cluster: the controller's.
-	DefaultNamespace = controller.DefaultNamespace
+	// kubeconfig Secret in the management cluster: the controller's
+	// (controller.DefaultNamespace, which join cannot import: the testbed
+	// names Secrets as join does, and controller tests start testbeds).
+	DefaultNamespace = "meridian-system"
 	// ServiceAccountName is the member's ServiceAccount the controller
 	// acts as.
 	ServiceAccountName = "meridian-controller"

@@ -35,9 +35,6 @@ type ClusterResult struct {
 	// when the cluster was filtered out.
 	Scores []PluginScore
 	Total  int64
-	// Latency is the round-trip time from the workload's latency origin,
-	// when it has one and the link is known.
-	Latency LatencyFact
 }
 
 // Assignment is the replicas a decision gives one cluster.
@@ -56,4 +53,18 @@ type Decision struct {
 	Unplaced int32
 	// Clusters explains every cluster of the snapshot, sorted by name.
 	Clusters []ClusterResult
+
+	// latencies are what the decision knew of round-trip times from the
+	// workload's latency origin, read only when it is explained
+	// (LatencyOf), so that deciding does no work for the explanation.
+	latencies latencyView
+}
+
+// LatencyOf is the round-trip time from the workload's latency origin to
+// cluster that the decision read, for its explanation.
+func (d *Decision) LatencyOf(cluster string) LatencyFact {
+	if d == nil {
+		return LatencyFact{}
+	}
+	return d.latencies.fact(cluster)
 }

@@ -201,11 +201,10 @@ func (f *Framework) rank(ctx context.Context, s *Snapshot, w *Workload, fit bool
 	d := &Decision{Clusters: make([]ClusterResult, len(s.Clusters))}
 	cands := cy.cands[:0]
 	infos := cy.infos[:0]
-	origin := latencyOrigin(w)
+	d.latencies = latencyView{origin: latencyOrigin(w), latency: s.Latency, measured: s.Measured}
 	for i, c := range s.Clusters {
 		r := &d.Clusters[i]
 		r.Cluster = c.Name
-		r.Latency = s.latencyFact(origin, c.Name)
 		if st := p.filter(ctx, w, c); st != nil {
 			r.Filter = st
 			continue

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // spec is a cluster for the division tests: one node with room for fit
@@ -264,7 +265,7 @@ func TestPlaceExplains(t *testing.T) {
 			{Cluster: "b", Fit: 10, Scores: []PluginScore{{Plugin: "score", Score: 50}}, Total: 50},
 		},
 	}
-	if diff := cmp.Diff(want, d); diff != "" {
+	if diff := cmp.Diff(want, d, cmpopts.IgnoreUnexported(Decision{})); diff != "" {
 		t.Errorf("Place() mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -334,7 +335,7 @@ func TestPlaceConcurrent(t *testing.T) {
 					errs <- err
 					return
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
+				if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Decision{})); diff != "" {
 					errs <- fmt.Errorf("concurrent Place() mismatch (-want +got):\n%s", diff)
 					return
 				}

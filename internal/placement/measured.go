@@ -80,16 +80,22 @@ func latencyOrigin(w *Workload) string {
 	return ""
 }
 
-// latencyFact returns the snapshot's round-trip time between origin and
-// cluster.
-func (s *Snapshot) latencyFact(origin, cluster string) LatencyFact {
-	if origin == "" || origin == cluster {
+// latencyView is a snapshot's round-trip times seen from one origin.
+type latencyView struct {
+	origin   string
+	latency  Latency
+	measured MeasuredLatency
+}
+
+// fact returns the round-trip time between the origin and cluster.
+func (v latencyView) fact(cluster string) LatencyFact {
+	if v.origin == "" || v.origin == cluster {
 		return LatencyFact{}
 	}
-	rtt, ok := s.Latency.Between(origin, cluster)
+	rtt, ok := v.latency.Between(v.origin, cluster)
 	if !ok {
 		return LatencyFact{}
 	}
-	at, _ := s.Measured.At(s.Latency, origin, cluster)
-	return LatencyFact{Origin: origin, RTT: rtt, MeasuredAt: at}
+	at, _ := v.measured.At(v.latency, v.origin, cluster)
+	return LatencyFact{Origin: v.origin, RTT: rtt, MeasuredAt: at}
 }

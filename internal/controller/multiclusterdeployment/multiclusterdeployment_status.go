@@ -204,7 +204,7 @@ func clusterDecisions(mcd *multiclusterv1alpha1.MultiClusterDeployment, kind str
 				cd.PluginScores = append(cd.PluginScores, multiclusterv1alpha1.PluginScore{Plugin: s.Plugin, Score: s.Score})
 			}
 		}
-		cd.Message = conditions.Truncate(res.Latency.Explain(cd.Message), 1024)
+		cd.Message = conditions.Truncate(p.Decision.LatencyOf(res.Cluster).Explain(cd.Message), 1024)
 		out = append(out, cd)
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Held)) {

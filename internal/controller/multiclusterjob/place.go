@@ -134,7 +134,7 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 		switch {
 		case m.Exists && p.Create[name].Parallelism > 0:
 			cd.Replicas, cd.Reason = m.Parallelism, multiclusterv1alpha1.PlacementReason(roles[name])
-			cd.Message = res.Latency.Explain(fmt.Sprintf("room for %d more pods", res.Fit))
+			cd.Message = p.Decision.LatencyOf(res.Cluster).Explain(fmt.Sprintf("room for %d more pods", res.Fit))
 		case m.Exists:
 			cd.Replicas, cd.Reason, cd.Message = m.Parallelism, multiclusterv1alpha1.PlacementSelected, "member Job runs its share"
 			if prev, ok := previous[name]; ok && prev.Replicas > 0 {
@@ -144,9 +144,9 @@ func recordDecision(mcj *multiclusterv1alpha1.MultiClusterJob, p *decide.JobPlan
 			cd.Reason = multiclusterv1alpha1.PlacementFiltered
 			cd.Message = "its pods stayed Unschedulable beyond the grace period; they were placed elsewhere"
 		case decided && res.Filter != nil:
-			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementFiltered, res.Latency.Explain(res.Filter.Plugin+": "+res.Filter.Reason)
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementFiltered, p.Decision.LatencyOf(res.Cluster).Explain(res.Filter.Plugin+": "+res.Filter.Reason)
 		case decided:
-			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementNotChosen, res.Latency.Explain(fmt.Sprintf("passed the filters (room for %d pods) but was not needed", res.Fit))
+			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementNotChosen, p.Decision.LatencyOf(res.Cluster).Explain(fmt.Sprintf("passed the filters (room for %d pods) but was not needed", res.Fit))
 		default:
 			prev, ok := previous[name]
 			if !ok {

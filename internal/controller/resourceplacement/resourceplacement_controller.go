@@ -456,7 +456,7 @@ func (r *Reconciler) report(rp *multiclusterv1alpha1.ResourcePlacement, p *decid
 		default:
 			cd.Reason, cd.Message = multiclusterv1alpha1.PlacementNotChosen, "passed the filters but was not needed"
 		}
-		cd.Message = conditions.Truncate(res.Latency.Explain(cd.Message), 1024)
+		cd.Message = conditions.Truncate(p.Decision.LatencyOf(res.Cluster).Explain(cd.Message), 1024)
 		clusters = append(clusters, cd)
 	}
 	rp.Status.Clusters = clusters

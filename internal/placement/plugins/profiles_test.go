@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -359,8 +360,13 @@ func TestDeterministic(t *testing.T) {
 				shuffled := slices.Clone(sites)
 				r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 				got := place(t, snapshot(shuffled, traffic), w)
-				if diff := cmp.Diff(want, got); diff != "" {
+				if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(placement.Decision{})); diff != "" {
 					t.Fatalf("Place() on shuffled clusters mismatch (-want +got):\n%s", diff)
+				}
+				for _, c := range want.Clusters {
+					if diff := cmp.Diff(want.LatencyOf(c.Cluster), got.LatencyOf(c.Cluster)); diff != "" {
+						t.Fatalf("LatencyOf(%s) on shuffled clusters mismatch (-want +got):\n%s", c.Cluster, diff)
+					}
 				}
 			}
 		})
