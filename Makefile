@@ -17,7 +17,7 @@ VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || ec
 GO_TEST_FLAGS  ?=
 # Components with their own ClusterRole: name=packages whose +kubebuilder:rbac
 # markers make it (+ between packages).
-RBAC_COMPONENTS := controller=./internal/controller/... member=./internal/join/... probe=./internal/probe/... agent=./internal/sharing/agent/...+./internal/virtualnode/... broker=./internal/sharing/broker/...
+RBAC_COMPONENTS := controller=./internal/controller/... member=./internal/join/... probe=./internal/probe/... agent=./internal/sharing/agent/...+./internal/virtualnode/...+./internal/kubeletproxy/... broker=./internal/sharing/broker/...
 
 ##@ General
 

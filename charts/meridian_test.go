@@ -226,8 +226,33 @@ func TestMeridianChartOptionalComponents(t *testing.T) {
 	}, {
 		name:   "agent alone in a member cluster",
 		args:   []string{"--set", "controller.enabled=false,agent.enabled=true,agent.replicas=2"},
-		want:   map[string][]string{"-agent": {"agent", "--leader-elect=true"}},
+		want:   map[string][]string{"-agent": {"agent", "--leader-elect=true", "--kubelet-bind-address=:10250", "--kubelet-address=$(POD_IP)"}},
 		absent: []string{"MutatingWebhookConfiguration", "Secret"},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			// The virtual nodes advertise the agent pod's IP, where the API
+			// server reaches their kubelet endpoint.
+			c := container(t, find(t, objs, "Deployment", "-agent"))
+			env, _, _ := unstructured.NestedSlice(c, "env")
+			if got := fmt.Sprint(env); !strings.Contains(got, "POD_IP") || !strings.Contains(got, "status.podIP") {
+				t.Errorf("agent env = %s, want POD_IP from status.podIP", got)
+			}
+			ports, _, _ := unstructured.NestedSlice(c, "ports")
+			if got := fmt.Sprint(ports); !strings.Contains(got, "kubelet") || !strings.Contains(got, "10250") {
+				t.Errorf("agent ports = %s, want kubelet 10250", got)
+			}
+		},
+	}, {
+		name: "agent without a kubelet endpoint",
+		args: []string{"--set", "controller.enabled=false,agent.enabled=true,agent.kubeletPort=0"},
+		want: map[string][]string{"-agent": {"agent"}},
+		check: func(t *testing.T, objs []*unstructured.Unstructured) {
+			args, _, _ := unstructured.NestedStringSlice(container(t, find(t, objs, "Deployment", "-agent")), "args")
+			for _, a := range args {
+				if strings.HasPrefix(a, "--kubelet-") {
+					t.Errorf("agent args hold %s with agent.kubeletPort=0", a)
+				}
+			}
+		},
 	}, {
 		name:   "one controller replica elects no leader",
 		args:   []string{"--set", "controller.replicas=1,webhook.enabled=false"},
@@ -399,4 +424,18 @@ func equalCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// container is the first container of a Deployment.
+func container(t *testing.T, d *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	if len(cs) == 0 {
+		t.Fatalf("Deployment %s has no container", d.GetName())
+	}
+	c, ok := cs[0].(map[string]any)
+	if !ok {
+		t.Fatalf("Deployment %s: container is %T", d.GetName(), cs[0])
+	}
+	return c
 }

@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/meridian-dev/meridian/internal/kubeletproxy"
 	"github.com/meridian-dev/meridian/internal/policy"
 	"github.com/meridian-dev/meridian/internal/scheme"
 	"github.com/meridian-dev/meridian/internal/sharing/agent"
@@ -22,6 +26,10 @@ type agentFlags struct {
 	opts         agent.Options
 	virtualNodes virtualnode.Options
 	policy       policy.Options
+	// kubeletBind is where the virtual nodes' kubelet endpoint listens
+	// ("" or "0": none); kubelet configures it.
+	kubeletBind string
+	kubelet     kubeletproxy.Options
 }
 
 func newAgentCommand() *cobra.Command {
@@ -42,6 +50,11 @@ also one created while it runs, it makes virtual nodes from the accepted
 advertisements and won auctions and reflects the pods bound to them into the
 provider (internal/virtualnode).
 
+With --kubelet-bind-address it serves the virtual nodes' kubelet endpoint, so
+that 'kubectl logs', 'exec', 'attach' and 'port-forward' of an offloaded pod
+reach its twin in the provider (internal/kubeletproxy): the consumer's API
+server reaches it at --kubelet-address, which every virtual node advertises.
+
 Peers, their credentials Secrets (a kubeconfig whose context namespace is
 where this cluster writes in the peer) and Reservations live in --namespace.
 See docs/sharing.md.`,
@@ -53,9 +66,42 @@ See docs/sharing.md.`,
 	fl.IntVar(&f.virtualNodes.Slice.MaxNodes, "max-virtual-nodes", 100, "most virtual nodes made from one advertisement")
 	fl.IntVar(&f.virtualNodes.MaxConcurrentReconciles, "virtual-node-workers", 32, "virtual nodes and pods of each provider handled at once (each waits mostly on the API server)")
 	fl.DurationVar(&f.virtualNodes.LeaseDuration, "virtual-node-lease", 40*time.Second, "Lease duration of virtual nodes (renewed every quarter of it)")
+	fl.StringVar(&f.kubeletBind, "kubelet-bind-address", "0", `where the virtual nodes' kubelet endpoint listens, e.g. ":10250" ("0": none, and 'kubectl logs' or 'exec' of an offloaded pod fail)`)
+	fl.StringVar(&f.kubelet.Address, "kubelet-address", "", "IP address the virtual nodes advertise, where the cluster's API server reaches the kubelet endpoint (the pod's IP); defaults to the bind address's IP when it names one")
+	fl.StringVar(&f.kubelet.CertFile, "kubelet-cert-file", "", "serving certificate of the kubelet endpoint (PEM, reloaded when it changes); empty: a self-signed one for --kubelet-address")
+	fl.StringVar(&f.kubelet.KeyFile, "kubelet-key-file", "", "key of --kubelet-cert-file")
 	f.opts.AddFlags(fl)
 	f.policy.AddFlags(fl)
 	return cmd
+}
+
+// listenKubelet opens the kubelet endpoint's listener, when one is asked
+// for, and sets the address and port the virtual nodes advertise.
+func listenKubelet(f *agentFlags) (net.Listener, error) {
+	if f.kubeletBind == "" || f.kubeletBind == "0" {
+		return nil, nil
+	}
+	host, _, err := net.SplitHostPort(f.kubeletBind)
+	if err != nil {
+		return nil, fmt.Errorf("invalid flags: --kubelet-bind-address %q: want host:port, e.g. \":10250\": %w", f.kubeletBind, err)
+	}
+	if f.kubelet.Address == "" {
+		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+			f.kubelet.Address = host
+		}
+	}
+	if (f.kubelet.CertFile == "") != (f.kubelet.KeyFile == "") {
+		return nil, fmt.Errorf("invalid flags: --kubelet-cert-file and --kubelet-key-file are given together or not at all (got %q and %q)", f.kubelet.CertFile, f.kubelet.KeyFile)
+	}
+	if ip := net.ParseIP(f.kubelet.Address); ip == nil || ip.IsUnspecified() {
+		return nil, fmt.Errorf("invalid flags: --kubelet-address %q: want the IP address the cluster's API server reaches this agent at (the pod's IP), required when --kubelet-bind-address %q names none", f.kubelet.Address, f.kubeletBind)
+	}
+	l, err := net.Listen("tcp", f.kubeletBind)
+	if err != nil {
+		return nil, fmt.Errorf("failed to listen on --kubelet-bind-address %q: %w", f.kubeletBind, err)
+	}
+	f.virtualNodes.Kubelet = virtualnode.KubeletEndpoint{Address: f.kubelet.Address, Port: int32(l.Addr().(*net.TCPAddr).Port)}
+	return l, nil
 }
 
 func runAgent(cmd *cobra.Command, f *agentFlags) error {
@@ -64,6 +110,13 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 		return fmt.Errorf("invalid flags: %w", err)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(cmd.ErrOrStderr())))
+	kubeletListener, err := listenKubelet(f)
+	if err != nil {
+		return err
+	}
+	if kubeletListener != nil {
+		defer func() { _ = kubeletListener.Close() }()
+	}
 	cfg, err := loadKubeconfig(f.kubeconfig, f.context)
 	if err != nil {
 		return fmt.Errorf("failed to load the cluster's kubeconfig: %w", err)
@@ -92,8 +145,18 @@ func runAgent(cmd *cobra.Command, f *agentFlags) error {
 	if err := agent.Setup(mgr, f.opts, engine, nil); err != nil {
 		return err
 	}
-	if err := agent.SetupVirtualNodes(mgr, f.opts, f.virtualNodes); err != nil {
+	locator, err := agent.SetupVirtualNodes(mgr, f.opts, f.virtualNodes)
+	if err != nil {
 		return err
+	}
+	if kubeletListener != nil {
+		srv, err := kubeletproxy.New(ctx, cfg, locator, f.kubelet)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { return srv.Serve(ctx, kubeletListener) })); err != nil {
+			return fmt.Errorf("failed to add the kubelet endpoint: %w", err)
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("failed to add the health check: %w", err)

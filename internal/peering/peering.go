@@ -257,7 +257,11 @@ func account(ctx context.Context, self, other *cluster, o Options, out io.Writer
 					{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
 					{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "create", "update", "delete"}},
 					{APIGroups: []string{""}, Resources: []string{"namespaces", "serviceaccounts"}, Verbs: []string{"get", "create"}},
+					// kubectl logs, exec, attach and port-forward of an
+					// offloaded pod, which the borrower's kubelet endpoint
+					// asks of the twin (package kubeletproxy).
 					{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+					{APIGroups: []string{""}, Resources: []string{"pods/exec", "pods/attach", "pods/portforward"}, Verbs: []string{"get", "create"}},
 				},
 			},
 			&rbacv1.ClusterRoleBinding{

@@ -52,7 +52,8 @@ func meridianBinary(binary string) (string, error) {
 // startAgent starts `meridian agent` for cluster c with binary (the
 // running executable when empty), as the service account meridian-agent
 // bound to the agent's generated ClusterRole, in SharingNamespace, without
-// leader election (one replica).
+// leader election (one replica), serving its virtual nodes' kubelet
+// endpoint on loopback.
 func startAgent(ctx context.Context, l layout, c *Cluster, cl client.Client, binary string, extra []string) error {
 	binary, err := meridianBinary(binary)
 	if err != nil {
@@ -73,6 +74,9 @@ func startAgent(ctx context.Context, l layout, c *Cluster, cl client.Client, bin
 		"--leader-elect=false",
 		"--metrics-bind-address", "0",
 		"--health-probe-bind-address", "0",
+		// The virtual nodes' kubelet endpoint, on a port of the moment:
+		// the nodes advertise the one it got, also after a restart.
+		"--kubelet-bind-address", kubeletAddress + ":0",
 	}, extra...)
 	return l.startMeridian(c.Name, AgentComponent, meridianRun{Binary: binary, Args: args})
 }

@@ -53,7 +53,7 @@ func Down(ctx context.Context, dir string) (*DownResult, error) {
 // ownedEntries are the names a testbed folder may hold.
 var ownedEntries = map[string]bool{
 	"testbed.json": true, "testbed.json.tmp": true, ".lock": true,
-	"kwok": true, "kwokctl": true, "kubeconfig": true, "kubeconfig.tmp": true,
+	"kwok": true, "kwokctl": true, "kubeconfig": true, "kubeconfig.tmp": true, "containers": true,
 }
 
 // checkOwned refuses a folder that holds anything a testbed does not

@@ -124,11 +124,14 @@ func newKwokctlConfiguration(l layout, binDir, kubectl, kubeVersion string, cs *
 	if cs.SchedulerBinary != "" {
 		o.KubeSchedulerBinary = cs.SchedulerBinary
 	}
+	apiserver := kwokctlComponentPatch{Name: "kube-apiserver", ExtraArgs: kubeletClientArgs(l.pkiDir(cs.Name))}
 	if cs.Role == RoleMember {
 		o.MetricsServerBinary = bin(MetricsServer)
 		o.MetricsServerPort = p.MetricsServer
-		patches = append(patches, aggregationPatch(l.pkiDir(cs.Name)), metricsServerPatch())
+		apiserver.ExtraArgs = append(apiserver.ExtraArgs, aggregationArgs(l.pkiDir(cs.Name))...)
+		patches = append(patches, metricsServerPatch())
 	}
+	patches = append(patches, apiserver)
 	return &kwokctlConfiguration{
 		APIVersion:        "config.kwok.x-k8s.io/v1alpha1",
 		Kind:              "KwokctlConfiguration",
@@ -182,11 +185,21 @@ func createCluster(ctx context.Context, l layout, cs *clusterState, binDir, kube
 	if err != nil {
 		return fmt.Errorf("failed to encode kwokctl configuration: %w", err)
 	}
+	for _, obj := range kwokDebugging(l, cluster) {
+		doc, err := yaml.Marshal(obj)
+		if err != nil {
+			return fmt.Errorf("failed to encode kwok configuration: %w", err)
+		}
+		data = append(append(data, "---\n"...), doc...)
+	}
 	if err := os.MkdirAll(filepath.Dir(l.kwokctlConfig(cluster)), 0o700); err != nil {
 		return fmt.Errorf("failed to create kwokctl folder: %w", err)
 	}
 	if err := os.WriteFile(l.kwokctlConfig(cluster), data, 0o600); err != nil {
 		return fmt.Errorf("failed to write kwokctl configuration: %w", err)
+	}
+	if err := writeContainerLogs(l, cluster); err != nil {
+		return err
 	}
 	if cs.SchedulerConfig != "" {
 		// kwokctl copies it and fills in the scheduler's kubeconfig.

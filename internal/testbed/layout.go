@@ -69,6 +69,13 @@ func (l layout) kwokctlConfig(cluster string) string {
 	return filepath.Join(l.dir, "kwokctl", cluster+".yaml")
 }
 
+// containersDir holds what kwok answers for the containers of a
+// cluster's pods (ContainerLogFile, ExecDir); it is outside the cluster's
+// folder, which kwokctl owns.
+func (l layout) containersDir(cluster string) string {
+	return filepath.Join(l.dir, "containers", cluster)
+}
+
 // kwokctlLog is kwokctl's own output while it creates a cluster.
 func (l layout) kwokctlLog(cluster string) string {
 	return filepath.Join(l.dir, "kwokctl", cluster+".log")

@@ -52,23 +52,20 @@ func metricsServerPatch() kwokctlComponentPatch {
 // proxies aggregated requests with (kwokctl's pki.DefaultUser).
 const kwokctlAdminUser = "kwok-admin"
 
-// aggregationPatch makes a member's API server publish the CA of the
+// aggregationArgs make a member's API server publish the CA of the
 // client certificate it proxies aggregated requests with, and the headers
 // that carry the user (kwokctl sets the certificate, not these). Without
 // them metrics-server cannot tell who asks: it logs a missing
 // requestheader CA every few seconds and sees every request as the API
 // server's own. The CA also signs the administrator's certificate, so the
 // API server wants the proxy's name too.
-func aggregationPatch(pkiDir string) kwokctlComponentPatch {
-	return kwokctlComponentPatch{
-		Name: "kube-apiserver",
-		ExtraArgs: []kwokctlExtraArg{
-			{Key: "requestheader-client-ca-file", Value: filepath.Join(pkiDir, "ca.crt")},
-			{Key: "requestheader-allowed-names", Value: kwokctlAdminUser},
-			{Key: "requestheader-username-headers", Value: "X-Remote-User"},
-			{Key: "requestheader-group-headers", Value: "X-Remote-Group"},
-			{Key: "requestheader-extra-headers-prefix", Value: "X-Remote-Extra-"},
-		},
+func aggregationArgs(pkiDir string) []kwokctlExtraArg {
+	return []kwokctlExtraArg{
+		{Key: "requestheader-client-ca-file", Value: filepath.Join(pkiDir, "ca.crt")},
+		{Key: "requestheader-allowed-names", Value: kwokctlAdminUser},
+		{Key: "requestheader-username-headers", Value: "X-Remote-User"},
+		{Key: "requestheader-group-headers", Value: "X-Remote-Group"},
+		{Key: "requestheader-extra-headers-prefix", Value: "X-Remote-Extra-"},
 	}
 }
 

@@ -61,7 +61,7 @@ func (l layout) dropCluster(ctx context.Context, st *state, cluster string) erro
 	if _, err := l.stopCluster(ctx, cluster); err != nil {
 		return err
 	}
-	for _, p := range []string{l.clusterDir(cluster), l.kwokctlConfig(cluster), l.kwokctlLog(cluster)} {
+	for _, p := range []string{l.clusterDir(cluster), l.kwokctlConfig(cluster), l.kwokctlLog(cluster), l.containersDir(cluster)} {
 		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("failed to remove %s: %w", p, err)
 		}

@@ -60,15 +60,11 @@
 // pod Failed (reason ProviderPodDeleted), as kubelet reports a pod it can
 // no longer run, and a failed twin's phase flows back as it is.
 //
-// Logs and exec: `kubectl logs` and `kubectl exec` on an offloaded pod
-// reach the kubelet endpoint of the node (status.daemonEndpoints and an
-// InternalIP address), which a virtual node does not serve. They would
-// work with an HTTPS server in the agent, registered as the virtual
-// nodes' address with a serving certificate the consumer's API server
-// trusts, that proxies /containerLogs and /exec to the provider's API
-// server (pods/log, pods/exec of the twin) with the consumer's identity
-// there; the testbed has no such endpoint, so `kubectl logs` on an
-// offloaded pod fails there ("no preferred addresses found").
+// Logs and exec: `kubectl logs`, `exec`, `attach` and `port-forward` on an
+// offloaded pod reach the kubelet endpoint of its node, which every virtual
+// node advertises when Options.Kubelet is set (an InternalIP address and
+// status.daemonEndpoints): the agent's, package kubeletproxy, which asks
+// the provider for the same of the twin.
 //
 // # Registering
 //

@@ -66,8 +66,8 @@ func (r *NodeReconciler) ensureNode(ctx context.Context, want *corev1.Node, exis
 }
 
 // patchNodeStatus writes want's status with fresh heartbeat times when the
-// Ready condition or the capacity changed, or the last heartbeat is older
-// than NodeStatusInterval.
+// Ready condition, the capacity or the kubelet endpoint changed, or the
+// last heartbeat is older than NodeStatusInterval.
 func (r *NodeReconciler) patchNodeStatus(ctx context.Context, node *corev1.Node, want *corev1.Node, now time.Time) error {
 	wantReady := want.Status.Conditions[0]
 	var cur *corev1.NodeCondition
@@ -78,7 +78,9 @@ func (r *NodeReconciler) patchNodeStatus(ctx context.Context, node *corev1.Node,
 	}
 	fresh := cur != nil && cur.Status == wantReady.Status && cur.Reason == wantReady.Reason &&
 		now.Sub(cur.LastHeartbeatTime.Time) < r.Options.NodeStatusInterval &&
-		equality.Semantic.DeepEqual(node.Status.Allocatable, want.Status.Allocatable)
+		equality.Semantic.DeepEqual(node.Status.Allocatable, want.Status.Allocatable) &&
+		equality.Semantic.DeepEqual(node.Status.Addresses, want.Status.Addresses) &&
+		node.Status.DaemonEndpoints == want.Status.DaemonEndpoints
 	if fresh {
 		return nil
 	}
@@ -93,6 +95,8 @@ func (r *NodeReconciler) patchNodeStatus(ctx context.Context, node *corev1.Node,
 	node.Status.Allocatable = want.Status.Allocatable
 	node.Status.Phase = want.Status.Phase
 	node.Status.NodeInfo = want.Status.NodeInfo
+	node.Status.Addresses = want.Status.Addresses
+	node.Status.DaemonEndpoints = want.Status.DaemonEndpoints
 	node.Status.Conditions = []corev1.NodeCondition{ready}
 	if err := r.Client.Status().Patch(ctx, node, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("failed to patch status of virtual node %q: %w", node.Name, err)

@@ -61,7 +61,7 @@ func PlanNodes(adv *sharingv1alpha1.Advertisement, peer *sharingv1alpha1.Peer, e
 		plan.Dropped = sliced.Dropped
 		plan.Ready, plan.Reason, plan.Message = peerReady(peer)
 		for _, vn := range sliced.Nodes {
-			plan.Nodes = append(plan.Nodes, nodeOf(vn, adv.Namespace, plan.Ready, plan.Reason, plan.Message))
+			plan.Nodes = append(plan.Nodes, nodeOf(vn, adv.Namespace, plan.Ready, plan.Reason, plan.Message, opts.Kubelet))
 		}
 	}
 	want := map[string]bool{}
@@ -100,8 +100,8 @@ func peerReady(peer *sharingv1alpha1.Peer) (bool, string, string) {
 // kubelet's default.
 var defaultPods = resource.MustParse("110")
 
-// nodeOf is the Node object of one slice.
-func nodeOf(vn sharing.VirtualNode, advNamespace string, ready bool, reason, message string) corev1.Node {
+// nodeOf is the Node object of one slice, reached at kubelet.
+func nodeOf(vn sharing.VirtualNode, advNamespace string, ready bool, reason, message string, kubelet KubeletEndpoint) corev1.Node {
 	alloc := vn.Allocatable.DeepCopy()
 	if _, ok := alloc[corev1.ResourcePods]; !ok {
 		alloc[corev1.ResourcePods] = defaultPods.DeepCopy()
@@ -118,6 +118,12 @@ func nodeOf(vn sharing.VirtualNode, advNamespace string, ready bool, reason, mes
 	if ready {
 		status = corev1.ConditionTrue
 	}
+	var addresses []corev1.NodeAddress
+	var endpoints corev1.NodeDaemonEndpoints
+	if kubelet.Address != "" {
+		addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: kubelet.Address}}
+		endpoints.KubeletEndpoint.Port = kubelet.Port
+	}
 	return corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        vn.Name,
@@ -126,10 +132,12 @@ func nodeOf(vn sharing.VirtualNode, advNamespace string, ready bool, reason, mes
 		},
 		Spec: corev1.NodeSpec{Taints: vn.Taints},
 		Status: corev1.NodeStatus{
-			Capacity:    alloc.DeepCopy(),
-			Allocatable: alloc,
-			Phase:       corev1.NodeRunning,
-			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: reason, Message: message}},
+			Capacity:        alloc.DeepCopy(),
+			Allocatable:     alloc,
+			Phase:           corev1.NodeRunning,
+			Conditions:      []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: reason, Message: message}},
+			Addresses:       addresses,
+			DaemonEndpoints: endpoints,
 			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion:  "meridian-virtual-node",
 				OperatingSystem: labels[corev1.LabelOSStable],

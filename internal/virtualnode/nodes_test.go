@@ -166,3 +166,38 @@ func TestPlanNodesLabelsAndTaint(t *testing.T) {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
 }
+
+// TestPlanNodesKubeletEndpoint: with a kubelet endpoint, every node
+// advertises it as its InternalIP and kubelet port, where the API server
+// sends logs and exec; without one, nodes advertise no address.
+func TestPlanNodesKubeletEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		kubelet       KubeletEndpoint
+		wantAddresses []corev1.NodeAddress
+		wantPort      int32
+	}{
+		{"served", KubeletEndpoint{Address: "10.0.3.7", Port: 10250},
+			[]corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.3.7"}}, 10250},
+		{"not served", KubeletEndpoint{}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{ConsumerID: "c1", ProviderID: "p1", Kubelet: tc.kubelet}
+			if err := opts.defaults(); err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanNodes(advertisement(sharingv1alpha1.DecisionAccepted, "big"), peer(sharingv1alpha1.PeerEstablished), nil, t0, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range plan.Nodes {
+				if diff := cmp.Diff(tc.wantAddresses, n.Status.Addresses); diff != "" {
+					t.Errorf("addresses of %s (-want +got):\n%s", n.Name, diff)
+				}
+				if diff := cmp.Diff(tc.wantPort, n.Status.DaemonEndpoints.KubeletEndpoint.Port); diff != "" {
+					t.Errorf("kubelet port of %s (-want +got):\n%s", n.Name, diff)
+				}
+			}
+		})
+	}
+}

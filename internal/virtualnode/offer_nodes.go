@@ -187,7 +187,7 @@ func offerNodes(w Won, ready bool, reason, message string, opts Options) []corev
 				Labels:      l,
 				Taints:      []corev1.Taint{taint},
 			}
-			n := nodeOf(vn, "", ready, reason, message)
+			n := nodeOf(vn, "", ready, reason, message, opts.Kubelet)
 			n.Annotations = map[string]string{AnnotationQuote: key}
 			nodes = append(nodes, n)
 			i++

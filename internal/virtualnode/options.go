@@ -94,8 +94,22 @@ type Options struct {
 	// MaxConcurrentReconciles of each controller (8): virtual nodes of many
 	// advertisements come up in parallel.
 	MaxConcurrentReconciles int
+	// Kubelet is where the consumer's API server reaches the virtual
+	// nodes' kubelet endpoint (package kubeletproxy), written into every
+	// node's addresses and daemon endpoints; zero when the agent serves
+	// none, and `kubectl logs` and `exec` on an offloaded pod then fail.
+	Kubelet KubeletEndpoint
 	// Clock is the time source; nil means the real clock.
 	Clock clock.PassiveClock
+}
+
+// KubeletEndpoint is the address and port of the virtual nodes' kubelet
+// endpoint.
+type KubeletEndpoint struct {
+	// Address is an IP address, the nodes' InternalIP.
+	Address string
+	// Port is the nodes' status.daemonEndpoints.kubeletEndpoint.Port.
+	Port int32
 }
 
 func (o *Options) defaults() error {

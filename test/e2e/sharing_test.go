@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -33,6 +34,8 @@ import (
 type sharingWorld struct {
 	dir                      string
 	home, big, small, pricey client.Client
+	// homeConfig and bigConfig reach home and big as their administrator.
+	homeConfig, bigConfig *rest.Config
 	// mgmt is the broker's API server, as its administrator.
 	mgmt client.Client
 	// homeNS holds the test's pods in home, twinNS their twins in every
@@ -72,6 +75,7 @@ func startSharing(t *testing.T) *sharingWorld {
 			t.Fatal(err)
 		}
 	}
+	w.homeConfig, w.bigConfig = tb.Cluster("home").Config, tb.Cluster("big").Config
 	w.twinNS = virtualnode.TwinNamespace("home", w.homeNS)
 	if err := w.home.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.homeNS}}); err != nil {
 		t.Fatal(err)
@@ -189,6 +193,8 @@ func TestSharingOnTestbed(t *testing.T) {
 			t.Errorf("the ConfigMap web reads is not in big: %v", err)
 		}
 	})
+
+	t.Run("logs, exec, port-forward from home", func(t *testing.T) { kubeletOfOffloaded(t, w) })
 
 	t.Run("deletion both ways", func(t *testing.T) {
 		if err := w.home.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.homeNS, Name: "web"}}); err != nil {

@@ -106,12 +106,24 @@ spec:
         - --leader-elect={{ gt (int .values.replicas) 1 }}
         - --metrics-bind-address=:{{ .root.Values.metrics.port }}
         - --health-probe-bind-address=:8081
+        {{- with .values.kubeletPort }}
+        - --kubelet-bind-address=:{{ . }}
+        - --kubelet-address=$(POD_IP)
+        {{- end }}
         {{- with .values.extraArgs }}
         {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- if .values.kubeletPort }}
+        env:
+        - name: POD_IP
+          valueFrom: {fieldRef: {fieldPath: status.podIP}}
         {{- end }}
         ports:
         - {name: metrics, containerPort: {{ .root.Values.metrics.port }}}
         - {name: health, containerPort: 8081}
+        {{- with .values.kubeletPort }}
+        - {name: kubelet, containerPort: {{ . }}}
+        {{- end }}
         {{- include "meridian.probes" . | nindent 8 }}
         resources: {{- toYaml .values.resources | nindent 10 }}
         securityContext: {{- toYaml .root.Values.securityContext | nindent 10 }}

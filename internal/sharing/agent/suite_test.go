@@ -101,7 +101,7 @@ func startAgent(t *testing.T, c *testenv.Cluster, id sharingv1alpha1.ClusterID, 
 	if err := agent.Setup(mgr, opts, engine, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := agent.SetupVirtualNodes(mgr, opts, virtualnode.Options{}); err != nil {
+	if _, err := agent.SetupVirtualNodes(mgr, opts, virtualnode.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	sharingv1alpha1 "github.com/meridian-dev/meridian/api/sharing/v1alpha1"
+	"github.com/meridian-dev/meridian/internal/kubeletproxy"
 	"github.com/meridian-dev/meridian/internal/sharing/remote"
 	"github.com/meridian-dev/meridian/internal/virtualnode"
 )
@@ -37,11 +39,12 @@ import (
 // longer a provider stops being served and its virtual nodes are deleted
 // (kube-controller-manager's pod garbage collector then deletes the pods
 // that were bound to them; their twins stay in the provider, which this
-// cluster can no longer reach for certain).
-func SetupVirtualNodes(mgr ctrl.Manager, opts Options, vn virtualnode.Options) error {
+// cluster can no longer reach for certain). It returns where the twins of
+// pods on those nodes are, for the nodes' kubelet endpoint.
+func SetupVirtualNodes(mgr ctrl.Manager, opts Options, vn virtualnode.Options) (kubeletproxy.Locator, error) {
 	opts.Default()
 	if err := virtualnode.IndexPods(mgr); err != nil {
-		return err
+		return nil, err
 	}
 	p := &providers{
 		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), mgr: mgr, opts: opts, vn: vn,
@@ -49,14 +52,18 @@ func SetupVirtualNodes(mgr ctrl.Manager, opts Options, vn virtualnode.Options) e
 		running: map[types.NamespacedName]*served{}, ready: make(chan struct{}),
 	}
 	if err := mgr.Add(p); err != nil {
-		return fmt.Errorf("failed to add the provider peers runner: %w", err)
+		return nil, fmt.Errorf("failed to add the provider peers runner: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	err := ctrl.NewControllerManagedBy(mgr).
 		Named("sharing-provider-peers").
 		For(&sharingv1alpha1.Peer{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetNamespace() == opts.Namespace
 		}))).
 		Complete(p)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // providers serves every provider Peer with package virtualnode and stops
@@ -79,11 +86,16 @@ type providers struct {
 }
 
 // served is one provider Peer being served: version says which spec and
-// credentials it was started with.
+// credentials it was started with; config reaches the provider with them
+// and twins reads this consumer's twins there (from the provider
+// manager's cache).
 type served struct {
-	version string
-	cancel  context.CancelFunc
-	done    chan struct{}
+	version  string
+	provider sharingv1alpha1.ClusterID
+	config   *rest.Config
+	twins    client.Reader
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 // Start keeps the context every provider's controllers run under until the
@@ -193,7 +205,7 @@ func (p *providers) serve(peer *sharingv1alpha1.Peer, secret *corev1.Secret, ver
 	p.mu.Lock()
 	ctx, cancel := context.WithCancel(p.base)
 	p.mu.Unlock()
-	s := &served{version: version, cancel: cancel, done: make(chan struct{})}
+	s := &served{version: version, provider: peer.Spec.ClusterID, config: cfg, twins: pm.GetClient(), cancel: cancel, done: make(chan struct{})}
 	logger := p.mgr.GetLogger().WithValues("provider", peer.Spec.ClusterID)
 	runnables := append([]manager.Runnable{pm}, consumer.runnables...)
 	var wg sync.WaitGroup
