@@ -23,8 +23,10 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/transport/spdy"
 	utilexec "k8s.io/client-go/util/exec"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/meridian-dev/meridian/internal/testbed"
+	"github.com/meridian-dev/meridian/internal/testenv"
 )
 
 // kubeletOfOffloaded: what kubectl logs, exec and port-forward do with the
@@ -32,8 +34,10 @@ import (
 // home's agent (the virtual node's kubelet endpoint) to the twin in big,
 // whose kwok answers as a kubelet would (testbed.ContainerLogFile): the
 // same log as big's API server gives for the twin, a followed log that
-// shows a line appended later, a command's output, error output and exit
-// code over SPDY and WebSocket, and a forwarded port's echo.
+// shows a line appended later and ends when the agent is killed (served
+// again once it is back, the twin still one), a command's output and
+// error output over SPDY and WebSocket and its failure, and a forwarded
+// port's echo.
 func kubeletOfOffloaded(t *testing.T, w *sharingWorld) {
 	ctx := t.Context()
 	home := kubernetes.NewForConfigOrDie(w.homeConfig)
@@ -84,6 +88,56 @@ func kubeletOfOffloaded(t *testing.T, w *sharingWorld) {
 			}
 		}
 		t.Errorf("the followed log of web ended (%v) without the line appended in big: %q", sc.Err(), line)
+	})
+
+	t.Run("agent killed while following a log", func(t *testing.T) {
+		// The followed stream ends when the agent serving it dies (the
+		// client is not left hanging), the twin stays one, and once the
+		// agent is back (on a new port, which the virtual node
+		// advertises anew) the log is served again.
+		follow, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		stream, err := home.CoreV1().Pods(w.homeNS).GetLogs("web", &corev1.PodLogOptions{Container: "web", Follow: true}).Stream(follow)
+		if err != nil {
+			t.Fatalf("kubectl logs -f web in home: %v", err)
+		}
+		defer func() { _ = stream.Close() }()
+		ended := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, stream)
+			ended <- err
+		}()
+		if err := testbed.KillAgent(ctx, w.dir, "home"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-ended:
+			t.Logf("the followed log ended with the agent: %v", err)
+		case <-follow.Done():
+			t.Fatal("the followed log of web did not end within two minutes of its agent's death")
+		}
+		if err := testbed.StartAgent(w.dir, "home"); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, time.Minute, "web's log served again from home", func() string {
+			if _, err := home.CoreV1().Pods(w.homeNS).GetLogs("web", opts).DoRaw(ctx); err != nil {
+				return err.Error()
+			}
+			return ""
+		})
+		var twins corev1.PodList
+		if err := w.big.List(ctx, &twins, client.InNamespace(w.twinNS)); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tw := range twins.Items {
+			if tw.Name == "web" {
+				n++
+			}
+		}
+		if diff := cmp.Diff(1, n); diff != "" {
+			t.Errorf("twins of web in big after the agent's restart (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("exec", func(t *testing.T) {
