@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
 	corev1 "k8s.io/api/core/v1"
@@ -127,10 +126,6 @@ func (s *sizes) Next() *remotecommand.TerminalSize {
 	}
 }
 
-// forwardTimeout bounds setting up one forwarded connection to the
-// provider.
-const forwardTimeout = 30 * time.Second
-
 // forward carries one forwarded connection (conn, which the library
 // opened for port) to port of the twin, through the provider's
 // pods/portforward, one SPDY connection per forwarded connection.
@@ -145,7 +140,7 @@ func forward(ctx context.Context, t Twin, port int32, conn io.ReadWriteCloser) e
 	if err != nil {
 		return fmt.Errorf("failed to create the SPDY transport: %w", err)
 	}
-	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport, Timeout: forwardTimeout}, http.MethodPost, u)
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
 	remote, protocol, err := dialer.Dial(portforward.PortForwardProtocolV1Name)
 	if err != nil {
 		return fmt.Errorf("failed to reach port %d of pod %s/%s in the provider: %w", port, t.Namespace, t.Name, err)
